@@ -1,0 +1,24 @@
+"""grpo-core: installable, property-checked reward plugins for GRPO training with TRL."""
+
+from grpo_core.errors import GrpoError, PluginError, RewardError, UsageError
+from grpo_core.hookspecs import hookimpl
+from grpo_core.params import Param
+from grpo_core.rewards import Direction, Reward, RewardSpec, completion_text, load_rewards
+from grpo_core.specs import DatasetSpec, HardwareProfile, ModelSpec
+
+__all__ = [
+    "DatasetSpec",
+    "Direction",
+    "GrpoError",
+    "HardwareProfile",
+    "ModelSpec",
+    "Param",
+    "PluginError",
+    "Reward",
+    "RewardError",
+    "RewardSpec",
+    "UsageError",
+    "completion_text",
+    "hookimpl",
+    "load_rewards",
+]

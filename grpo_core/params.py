@@ -1,0 +1,97 @@
+"""Typed plugin parameters: declared once, parsed from the command line, YAML or Python."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Any
+
+from grpo_core.errors import UsageError
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a reward, dataset or profile.
+
+    ``type`` is one of ``int``, ``float``, ``str``, ``bool``; ``choices`` restricts the value.
+    A ``default`` of ``None`` means "not set" (the plugin decides what that means).
+    """
+
+    name: str
+    default: Any
+    type: type = str
+    help: str = ""
+    choices: tuple | None = None
+
+    def parse(self, value: Any, owner: str) -> Any:
+        """Return ``value`` converted to this parameter's type, or raise a UsageError naming it."""
+        if value is None:
+            return None
+        where = f"parameter '{self.name}' of {owner}"
+        try:
+            parsed = _convert(value, self.type)
+        except (TypeError, ValueError):
+            raise UsageError(
+                f"{where} expects {self.type.__name__}, got {value!r}"
+                + (f"; choose one of: {', '.join(map(str, self.choices))}" if self.choices else "")
+            ) from None
+        if self.choices is not None and parsed not in self.choices:
+            raise UsageError(
+                f"{where} must be one of: {', '.join(map(str, self.choices))}; got {value!r}"
+            )
+        return parsed
+
+    def describe(self) -> str:
+        text = f"{self.name}={self.default}"
+        if self.choices:
+            text += f" ({'|'.join(map(str, self.choices))})"
+        return text
+
+
+def _convert(value: Any, kind: type) -> Any:
+    if kind is bool:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
+            return value.strip().lower() in _TRUE
+        raise ValueError(value)
+    if kind is int:
+        if isinstance(value, bool):
+            raise TypeError(value)
+        if isinstance(value, float):
+            if not value.is_integer():
+                raise ValueError(value)
+            return int(value)
+        return int(str(value).strip())
+    if kind is float:
+        if isinstance(value, bool):
+            raise TypeError(value)
+        result = float(str(value).strip()) if isinstance(value, str) else float(value)
+        return result
+    if kind is str:
+        if isinstance(value, (dict, list)):
+            raise TypeError(value)
+        return str(value)
+    return kind(value)
+
+
+def resolve_params(params: tuple[Param, ...], given: dict | None, owner: str) -> dict:
+    """Defaults overlaid with ``given``, each value parsed; unknown names are a UsageError."""
+    given = dict(given or {})
+    by_name = {p.name: p for p in params}
+    for key in given:
+        if key not in by_name:
+            raise UsageError(
+                f"{owner} has no parameter '{key}'"
+                + did_you_mean(key, by_name)
+                + f"; its parameters: {', '.join(by_name) or '(none)'}"
+            )
+    return {p.name: p.parse(given[p.name], owner) if p.name in given else p.default for p in params}
+
+
+def did_you_mean(word: str, choices) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""

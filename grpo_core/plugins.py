@@ -1,0 +1,223 @@
+"""The plugin manager: entry-point group ``grpo``, hook specs, and the registry they fill."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from importlib import metadata
+
+import pluggy
+
+from grpo_core import hookspecs
+from grpo_core.errors import PluginError, UsageError
+from grpo_core.params import did_you_mean
+
+ENTRY_POINT_GROUP = "grpo"
+BUILTIN_DISTRIBUTION = "grpo-core"
+BUILTIN_MODULES = ("grpo_core.builtin",)
+KINDS = ("rewards", "datasets", "profiles", "models")
+
+
+@dataclass
+class PluginInfo:
+    """One loaded (or failed) plugin module and the distribution it came from."""
+
+    name: str
+    distribution: str
+    version: str
+    module: object | None = None
+    error: str | None = None
+    registers: dict[str, list[str]] = field(default_factory=lambda: {kind: [] for kind in (*KINDS, "commands")})
+
+
+def canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _env_set(variable: str) -> set[str] | None:
+    value = os.environ.get(variable)
+    if value is None:
+        return None
+    return {canonical(part) for part in value.split(",") if part.strip()}
+
+
+def _strict() -> bool:
+    return os.environ.get("GRPO_STRICT_PLUGINS", "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def load_plugins() -> tuple[pluggy.PluginManager, list[PluginInfo]]:
+    """A fresh plugin manager with the installed plugins, then grpo-core's built-ins, registered.
+
+    ``GRPO_LOAD_PLUGINS=a,b`` loads only those distributions (empty: none),
+    ``GRPO_DISABLE_PLUGINS=a`` blocks some, ``GRPO_STRICT_PLUGINS=1`` makes a failing plugin an error.
+    """
+    pm = pluggy.PluginManager(ENTRY_POINT_GROUP)
+    pm.add_hookspecs(hookspecs)
+    only, disabled = _env_set("GRPO_LOAD_PLUGINS"), _env_set("GRPO_DISABLE_PLUGINS") or set()
+    infos: list[PluginInfo] = []
+    seen: set[tuple[str, str]] = set()
+    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        dist_name = ep.dist.name if ep.dist else "unknown"
+        key = (canonical(dist_name), ep.name)
+        if key in seen or (only is not None and key[0] not in only) or key[0] in disabled:
+            continue
+        seen.add(key)
+        info = PluginInfo(ep.name, dist_name, ep.dist.version if ep.dist else "")
+        try:
+            info.module = ep.load()
+            pm.register(info.module, name=f"{dist_name}:{ep.name}")
+        except Exception as error:
+            info.module = None
+            info.error = f"{type(error).__name__}: {error}"
+            _report_failure(info)
+        infos.append(info)
+    import importlib
+
+    version = _version(BUILTIN_DISTRIBUTION)
+    for module_name in BUILTIN_MODULES:
+        module = importlib.import_module(module_name)
+        pm.register(module, name=module_name)
+        infos.append(PluginInfo(module_name, BUILTIN_DISTRIBUTION, version, module))
+    return pm, infos
+
+
+def _report_failure(info: PluginInfo) -> None:
+    message = f"plugin '{info.name}' from {info.distribution} {info.version} failed to load: {info.error}"
+    if _strict():
+        raise PluginError(message + " (GRPO_STRICT_PLUGINS is set)")
+    print(f"grpo-run: warning: {message}; skipping it", file=sys.stderr)
+
+
+def _version(distribution: str) -> str:
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return ""
+
+
+class Registry:
+    """Every reward, dataset, profile and model registered, by name, with its distribution."""
+
+    def __init__(self, pm: pluggy.PluginManager, infos: list[PluginInfo]) -> None:
+        self.pm = pm
+        self.plugins = infos
+        self.items: dict[str, dict[str, object]] = {kind: {} for kind in KINDS}
+        by_module = {id(info.module): info for info in infos if info.module is not None}
+        for kind in KINDS:
+            hook = getattr(pm.hook, f"register_{kind}")
+            for impl in hook.get_hookimpls():  # registration order
+                info = by_module.get(id(impl.plugin))
+                if info is None:
+                    continue
+                self._call(impl, kind, info)
+
+    def _call(self, impl, kind: str, info: PluginInfo) -> None:
+        table = self.items[kind]
+        singular = kind[:-1]
+
+        def register(spec) -> None:
+            existing = table.get(spec.name)
+            if existing is not None:
+                raise PluginError(
+                    f"{singular} '{spec.name}' is registered by both {existing.distribution} and "
+                    f"{info.distribution}; uninstall one, or block one with GRPO_DISABLE_PLUGINS={info.distribution}"
+                )
+            spec = _with_distribution(spec, info.distribution)
+            table[spec.name] = spec
+            info.registers[kind].append(spec.name)
+
+        try:
+            impl.function(register=register)
+        except PluginError:
+            raise
+        except Exception as error:
+            info.error = f"register_{kind} raised {type(error).__name__}: {error}"
+            _report_failure(info)
+
+    def get(self, kind: str, name: str):
+        table = self.items[kind]
+        if name not in table:
+            singular = kind[:-1]
+            installed = ", ".join(sorted(table)) or "(none)"
+            raise UsageError(f"unknown {singular} '{name}'{did_you_mean(name, table)}; installed: {installed}")
+        return table[name]
+
+    def reward(self, name: str):
+        return self.get("rewards", name)
+
+    def dataset(self, name: str):
+        return self.get("datasets", name)
+
+    def profile(self, name: str):
+        return self.get("profiles", name)
+
+    def model(self, name: str):
+        return self.items["models"].get(name)
+
+    def add_commands(self, cli) -> None:
+        """Let plugins add click commands to ``cli`` (recorded per distribution)."""
+        by_module = {id(info.module): info for info in self.plugins if info.module is not None}
+        for impl in self.pm.hook.register_commands.get_hookimpls():
+            before = set(cli.commands)
+            try:
+                impl.function(cli=cli)
+            except Exception as error:
+                info = by_module.get(id(impl.plugin))
+                if info is not None:
+                    info.error = f"register_commands raised {type(error).__name__}: {error}"
+                    _report_failure(info)
+                continue
+            info = by_module.get(id(impl.plugin))
+            if info is not None:
+                info.registers["commands"].extend(sorted(set(cli.commands) - before))
+
+
+def _with_distribution(spec, distribution: str):
+    import dataclasses
+
+    return dataclasses.replace(spec, distribution=distribution)
+
+
+_registry: Registry | None = None
+
+
+def get_registry(refresh: bool = False) -> Registry:
+    """The registry for this process (loaded on first use; ``refresh`` reloads the plugins)."""
+    global _registry
+    if _registry is None or refresh:
+        _registry = Registry(*load_plugins())
+    return _registry
+
+
+def use_registry(registry: Registry | None) -> None:
+    """Install ``registry`` as this process's registry (None: load again on next use). For tests."""
+    global _registry
+    _registry = registry
+
+
+class registered:
+    """Context manager: register plugin objects (modules or classes with hookimpls) for a while.
+
+        with registered(MyPlugin(), distribution="my-dist"):
+            grpo_core.load_rewards(["mine"])
+    """
+
+    def __init__(self, *plugins, distribution: str = "test-plugin") -> None:
+        self.plugins = plugins
+        self.distribution = distribution
+
+    def __enter__(self) -> Registry:
+        global _registry
+        self._saved = _registry
+        pm, infos = load_plugins()
+        for index, plugin in enumerate(self.plugins):
+            pm.register(plugin, name=f"{self.distribution}:{index}")
+            infos.insert(0, PluginInfo(getattr(plugin, "__name__", type(plugin).__name__), self.distribution, "0", plugin))
+        _registry = Registry(pm, infos)
+        return _registry
+
+    def __exit__(self, *exc) -> None:
+        global _registry
+        _registry = self._saved

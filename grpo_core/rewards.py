@@ -1,0 +1,267 @@
+"""The reward contract (RewardSpec) and its adapter to TRL's reward-function signature."""
+
+from __future__ import annotations
+
+import inspect
+import math
+import pickle
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from grpo_core.errors import RewardError, UsageError
+from grpo_core.params import Param, resolve_params
+
+
+@dataclass(frozen=True)
+class Direction:
+    """A direction property: every pair drawn must score ``better >= worse`` (``>`` if strict).
+
+    ``pairs(params)`` returns a hypothesis strategy of ``(better, worse, columns)`` where the
+    completions are plain strings and ``columns`` maps the reward's columns to values.
+    It is only called by the checks, so plugins import hypothesis inside it.
+    """
+
+    description: str
+    pairs: Callable[[dict], Any]
+    strict: bool = False
+
+
+@dataclass(frozen=True)
+class RewardSpec:
+    """What a reward plugin registers.
+
+    ``func`` scores one completion: ``func(completion, **columns, **params) -> float | None``,
+    where ``completion`` is the completion's text. Declare ``completion_ids`` or ``prompt`` as
+    keyword parameters of ``func`` to receive them too. With ``batched=True`` it scores a batch:
+    ``func(completions, **columns, **params) -> list[float | None]`` with lists for columns.
+
+    A column ``c`` is read from the dataset column named by the parameter ``c_column`` when the
+    reward has one (so users can remap it), else from the column ``c``. ``columns`` may be a
+    callable ``params -> tuple`` when which columns are needed depends on the parameters.
+    """
+
+    name: str
+    description: str
+    func: Callable
+    bounds: tuple[float, float] = (0.0, 1.0)
+    columns: tuple[str, ...] | Callable[[dict], tuple[str, ...]] = ()
+    params: tuple[Param, ...] = ()
+    weight: float = 1.0
+    batched: bool = False
+    group_relative: bool = False  # the score of one completion depends on the others in its batch
+    timeout: float | None = None  # hard per-item limit in seconds, enforced in a worker process
+    directions: tuple[Direction, ...] = ()
+    rows: Callable[[dict], Any] | None = None  # params -> hypothesis strategy of column dicts
+    gold: Callable[..., str | None] | None = None  # (columns, params) -> a completion that must score the top bound
+    validate: Callable[[dict], None] | None = None  # params -> raise ValueError on bad values, at load time
+    distribution: str = field(default="", compare=False)  # filled in by the plugin manager
+
+    def resolve(self, args: dict | None = None) -> dict:
+        """Parameters at their defaults overlaid with ``args``, parsed and validated."""
+        params = resolve_params(self.params, args, f"reward '{self.name}'")
+        if self.validate is not None:
+            try:
+                self.validate(params)
+            except (ValueError, TypeError, OSError) as error:
+                raise UsageError(f"reward '{self.name}': {error}") from None
+        return params
+
+    def required_columns(self, params: dict) -> dict[str, str]:
+        """Map each column the reward reads to the dataset column it comes from."""
+        names = self.columns(params) if callable(self.columns) else self.columns
+        return {name: params.get(f"{name}_column") or name for name in names}
+
+
+def completion_text(completion: Any) -> str:
+    """The text of a completion in either shape TRL produces.
+
+    Standard datasets give a string; conversational ones give ``[{"role": "assistant",
+    "content": ...}]``, where content may be None or a list of ``{"type": "text"}`` parts.
+    """
+    if completion is None:
+        return ""
+    if isinstance(completion, str):
+        return completion
+    if isinstance(completion, dict):
+        return _content_text(completion.get("content"))
+    if isinstance(completion, (list, tuple)):
+        messages = [m for m in completion if isinstance(m, dict)]
+        assistant = [m for m in messages if m.get("role", "assistant") == "assistant"] or messages
+        return "".join(_content_text(m.get("content")) for m in assistant)
+    return str(completion)
+
+
+def _content_text(content: Any) -> str:
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            part.get("text") or "" if isinstance(part, dict) else str(part) for part in content
+        )
+    return str(content)
+
+
+class Reward:
+    """A RewardSpec with its parameters bound, callable with TRL's batch signature.
+
+    ``__name__`` is the plugin name, so TRL logs ``rewards/<name>/mean``.
+    """
+
+    def __init__(self, spec: RewardSpec, params: dict, weight: float | None = None) -> None:
+        self.spec = spec
+        self.params = params
+        self.weight = spec.weight if weight is None else weight
+        self.__name__ = spec.name
+        self.columns = spec.required_columns(params)
+        accepted = inspect.signature(spec.func).parameters
+        self._extras = {k for k in ("completion_ids", "prompt", "prompts") if k in accepted}
+        if spec.timeout is not None and not spec.batched:
+            try:
+                pickle.dumps(spec.func)
+            except Exception as error:
+                raise UsageError(
+                    f"reward '{spec.name}' declares a timeout, so its function must be picklable "
+                    f"(defined at module level): {error}"
+                ) from None
+
+    def __repr__(self) -> str:
+        return f"<Reward {self.spec.name} params={self.params} weight={self.weight}>"
+
+    def __call__(self, prompts=None, completions=None, completion_ids=None, **kwargs) -> list[float | None]:
+        completions = list(completions or [])
+        n = len(completions)
+        texts = [completion_text(c) for c in completions]
+        columns = {}
+        for name, source in self.columns.items():
+            if source not in kwargs:
+                raise RewardError(
+                    f"reward '{self.spec.name}' needs the dataset column '{source}', but the batch has "
+                    f"{', '.join(sorted(k for k in kwargs if k not in _TRL_KWARGS)) or 'no columns'}"
+                )
+            columns[name] = list(kwargs[source])
+        extras = {"completion_ids": completion_ids, "prompt": prompts, "prompts": prompts}
+        if self.spec.batched:
+            scores, errors, timeouts = self._score_batch(texts, columns, extras, n)
+        else:
+            scores, errors, timeouts = self._score_items(texts, columns, extras, n)
+        log_metric = kwargs.get("log_metric")
+        if log_metric is not None:
+            log_metric(f"rewards/{self.spec.name}/errors", float(errors))
+            if self.spec.timeout is not None:
+                log_metric(f"rewards/{self.spec.name}/timeouts", float(timeouts))
+        return scores
+
+    def _item_kwargs(self, i: int, columns: dict, extras: dict) -> dict:
+        kwargs = {name: values[i] for name, values in columns.items()}
+        for key in self._extras:
+            values = extras[key]
+            kwargs[key] = values[i] if values is not None and key != "prompts" else values
+        kwargs.update(self.params)
+        return kwargs
+
+    def _score_items(self, texts, columns, extras, n):
+        calls = [((texts[i],), self._item_kwargs(i, columns, extras)) for i in range(n)]
+        if self.spec.timeout is not None and n:
+            from grpo_core.timeout import TIMEOUT, Failure, get_pool
+
+            raw = get_pool().map(self.spec.func, calls, self.spec.timeout)
+            outcomes = [
+                ("timeout", None) if r is TIMEOUT else ("error", r.error) if isinstance(r, Failure) else ("ok", r)
+                for r in raw
+            ]
+        else:
+            outcomes = []
+            for args, kwargs in calls:
+                try:
+                    outcomes.append(("ok", self.spec.func(*args, **kwargs)))
+                except Exception as error:
+                    outcomes.append(("error", f"{type(error).__name__}: {error}"))
+        scores: list[float | None] = []
+        errors = timeouts = 0
+        first_error = None
+        for status, value in outcomes:
+            if status == "ok":
+                try:
+                    scores.append(_as_score(value))
+                    continue
+                except (TypeError, ValueError) as error:
+                    status, value = "error", str(error)
+            scores.append(None)
+            if status == "timeout":
+                timeouts += 1
+            else:
+                errors += 1
+                first_error = first_error or value
+        if n and errors == n:
+            self._fail(first_error, texts, columns)
+        return scores, errors, timeouts
+
+    def _score_batch(self, texts, columns, extras, n):
+        kwargs = dict(columns)
+        for key in self._extras:
+            kwargs[key] = extras["prompts" if key == "prompt" else key]
+        kwargs.update(self.params)
+        try:
+            values = list(self.spec.func(texts, **kwargs))
+            scores = [_as_score(v) for v in values]
+        except Exception as error:
+            self._fail(f"{type(error).__name__}: {error}", texts, columns)
+        if len(scores) != n:
+            self._fail(f"returned {len(scores)} scores for {n} completions", texts, columns)
+        return scores, 0, 0
+
+    def _fail(self, error: str, texts: list[str], columns: dict) -> None:
+        sample = {"completion": texts[0] if texts else None}
+        sample.update({name: values[0] for name, values in columns.items() if values})
+        raise RewardError(
+            f"reward '{self.spec.name}' (from {self.spec.distribution or 'an unknown distribution'}) failed on "
+            f"every completion of a batch of {len(texts)}: {error}. Parameters: {self.params}. "
+            f"First input: {_shorten(sample)}"
+        )
+
+
+_TRL_KWARGS = {"trainer_state", "log_extra", "log_metric", "environments"}
+
+
+def _as_score(value: Any) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) and not hasattr(value, "__float__"):
+        raise TypeError(f"returned {value!r} ({type(value).__name__}), expected a float or None")
+    score = float(value)
+    if not math.isfinite(score):
+        raise ValueError(f"returned a non-finite score {score}")
+    return score
+
+
+def _shorten(value: Any, limit: int = 300) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
+
+
+def load_rewards(names: list[str], args: dict[str, dict] | None = None, weights: dict[str, float] | None = None):
+    """The TRL-ready reward callables for ``names``, in order, as grpo-run passes them to GRPOTrainer.
+
+    ``args`` maps a reward name to its parameters, e.g. ``{"length": {"target": 300}}``.
+    Each callable is named after its plugin and carries ``.weight`` (its spec default unless
+    ``weights`` overrides it) for ``GRPOConfig(reward_weights=...)``.
+    """
+    from grpo_core.plugins import get_registry
+
+    registry = get_registry()
+    args = dict(args or {})
+    weights = dict(weights or {})
+    for name in list(args) + list(weights):
+        if name not in names:
+            raise UsageError(
+                f"parameters given for reward '{name}', which is not selected; selected: {', '.join(names) or '(none)'}"
+            )
+    if len(set(names)) != len(names):
+        raise UsageError(f"a reward is selected twice in {names}; select each once and set its weight")
+    rewards = []
+    for name in names:
+        spec = registry.reward(name)
+        rewards.append(Reward(spec, spec.resolve(args.get(name)), weights.get(name)))
+    return rewards

@@ -1,0 +1,61 @@
+"""What dataset, model and hardware-profile plugins register."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from grpo_core.params import Param, resolve_params
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    """A dataset by name.
+
+    ``load(**params)`` returns a ``datasets.Dataset`` with a ``prompt`` column (a string or
+    chat messages) plus the columns in ``columns``. Import ``datasets`` inside ``load``.
+    """
+
+    name: str
+    description: str
+    load: Callable[..., Any]
+    columns: tuple[str, ...] = ()
+    params: tuple[Param, ...] = ()
+    distribution: str = field(default="", compare=False)
+
+    def resolve(self, args: dict | None = None) -> dict:
+        return resolve_params(self.params, args, f"dataset '{self.name}'")
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A model alias: ``resolve()`` returns a local path or hub id for ``from_pretrained``.
+
+    ``available()`` says, without loading anything, whether it resolves offline right now.
+    """
+
+    name: str
+    description: str
+    resolve: Callable[[], str]
+    available: Callable[[], bool] = lambda: True
+    distribution: str = field(default="", compare=False)
+
+
+@dataclass(frozen=True)
+class HardwareProfile:
+    """Hardware as data: GRPOConfig fields, model-loading arguments, a LoRA config and a launcher.
+
+    ``grpo_config`` holds GRPOConfig field values; ``model_kwargs`` go to ``from_pretrained``
+    (``dtype`` as a string such as "bfloat16"); ``lora`` holds ``peft.LoraConfig`` fields or
+    None; ``launcher`` holds ``accelerate launch`` options or None for a single process.
+    ``pick()``, for profiles such as ``auto``, returns ``(profile name, reason)`` to use instead.
+    """
+
+    name: str
+    description: str
+    grpo_config: dict = field(default_factory=dict)
+    model_kwargs: dict = field(default_factory=dict)
+    lora: dict | None = None
+    launcher: dict | None = None
+    pick: Callable[[], tuple[str, str]] | None = None
+    distribution: str = field(default="", compare=False)

@@ -1,0 +1,135 @@
+"""Hard per-item timeouts that work from any thread.
+
+Signal-based timeouts only work on the main thread, and TRL may call rewards from others.
+A Python thread cannot be killed, so work that may hang runs in worker processes: a worker
+that misses its deadline is killed and replaced, and the item is reported as timed out.
+Workers are plain ``python -m grpo_core._worker`` subprocesses, so a user's training script
+is never re-imported in them (the trap of multiprocessing's spawn and forkserver).
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import pickle
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from typing import Any, Callable
+
+TIMEOUT = object()  # sentinel result for an item that missed its deadline
+
+
+@dataclass
+class Failure:
+    """An item whose call raised: the exception type and message, as text."""
+
+    error: str
+
+
+class _Worker:
+    def __init__(self) -> None:
+        to_child_r, to_child_w = os.pipe()
+        from_child_r, from_child_w = os.pipe()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "grpo_core._worker", str(to_child_r), str(from_child_w)],
+            pass_fds=(to_child_r, from_child_w),
+            stdin=subprocess.DEVNULL,
+            close_fds=True,
+        )
+        os.close(to_child_r)
+        os.close(from_child_w)
+        self.send_conn = Connection(to_child_w, readable=False)
+        self.recv_conn = Connection(from_child_r, writable=False)
+
+    def kill(self) -> None:
+        self.proc.kill()
+        self.proc.wait()
+        self.send_conn.close()
+        self.recv_conn.close()
+
+
+class WorkerPool:
+    """A fixed number of worker processes running picklable calls under a per-item deadline."""
+
+    def __init__(self, size: int | None = None) -> None:
+        self.size = size or int(os.environ.get("GRPO_REWARD_WORKERS", "0")) or min(2, os.cpu_count() or 1)
+        self._workers: list[_Worker] = []
+        self._lock = threading.Lock()
+
+    def map(self, func: Callable, calls: list[tuple[tuple, dict]], timeout: float) -> list[Any]:
+        """Run ``func(*args, **kwargs)`` for each call; results are values, ``Failure`` or ``TIMEOUT``."""
+        payload_func = pickle.dumps(func)
+        with self._lock:
+            while len(self._workers) < min(self.size, max(1, len(calls))):
+                self._workers.append(_Worker())
+            results: list[Any] = [None] * len(calls)
+            pending = list(range(len(calls)))[::-1]
+            busy: dict[Connection, tuple[_Worker, int, float]] = {}
+            idle = list(self._workers)
+            while pending or busy:
+                while pending and idle:
+                    worker = idle.pop()
+                    index = pending.pop()
+                    args, kwargs = calls[index]
+                    try:
+                        worker.send_conn.send_bytes(pickle.dumps((payload_func, args, kwargs)))
+                    except (BrokenPipeError, OSError):
+                        worker = self._replace(worker)
+                        worker.send_conn.send_bytes(pickle.dumps((payload_func, args, kwargs)))
+                    busy[worker.recv_conn] = (worker, index, time.monotonic() + timeout)
+                next_deadline = min(deadline for _, _, deadline in busy.values())
+                ready = wait(list(busy), timeout=max(0.0, next_deadline - time.monotonic()))
+                for conn in ready:
+                    worker, index, _ = busy.pop(conn)
+                    try:
+                        status, value = pickle.loads(conn.recv_bytes())
+                        results[index] = value if status == "ok" else Failure(value)
+                        idle.append(worker)
+                    except (EOFError, OSError):  # the worker died (e.g. out of memory)
+                        results[index] = Failure("worker process died")
+                        idle.append(self._replace(worker))
+                now = time.monotonic()
+                for conn, (worker, index, deadline) in list(busy.items()):
+                    if deadline <= now:
+                        del busy[conn]
+                        results[index] = TIMEOUT
+                        idle.append(self._replace(worker))
+            return results
+
+    def _replace(self, worker: _Worker) -> _Worker:
+        worker.kill()
+        fresh = _Worker()
+        self._workers[self._workers.index(worker)] = fresh
+        return fresh
+
+    def close(self) -> None:
+        with self._lock:
+            for worker in self._workers:
+                worker.kill()
+            self._workers.clear()
+
+
+_pool: WorkerPool | None = None
+_pool_lock = threading.Lock()
+
+
+def get_pool() -> WorkerPool:
+    """The process-wide pool, started on first use and stopped at exit."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = WorkerPool()
+            atexit.register(_pool.close)
+        return _pool
+
+
+def call_with_timeout(func: Callable, *args, timeout: float, **kwargs) -> Any:
+    """Run one picklable call in a worker process; returns ``TIMEOUT`` or the value, re-raising errors."""
+    result = get_pool().map(func, [(args, kwargs)], timeout)[0]
+    if isinstance(result, Failure):
+        raise RuntimeError(result.error)
+    return result
