@@ -1,0 +1,163 @@
+"""The ``grpo-run`` command. Imports here stay light: help and listings never load torch or TRL."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from grpo_core.errors import GrpoError, PluginError, UsageError
+
+
+class CommandError(click.ClickException):
+    """A grpo-core error shown as one line, ``Error: ...``, with the given exit code."""
+
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+class GrpoGroup(click.Group):
+    """The ``grpo-run`` group: plugin commands attached on first use, errors shown as one line."""
+
+    _attached = False
+
+    def _attach(self) -> None:
+        if not GrpoGroup._attached:
+            GrpoGroup._attached = True
+            from grpo_core.plugins import get_registry
+
+            try:  # TEMP until check_command lands
+                from grpo_core.check_command import check
+                self.add_command(check)
+            except ModuleNotFoundError:
+                pass
+            get_registry().add_commands(self)
+
+    def list_commands(self, ctx):
+        self._attach()
+        return super().list_commands(ctx)
+
+    def get_command(self, ctx, name):
+        self._attach()
+        return super().get_command(ctx, name)
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except UsageError as error:  # bad input: exit 2, before anything heavy is loaded
+            raise CommandError(str(error), 2) from None
+        except GrpoError as error:
+            raise CommandError(str(error), 1) from None
+
+
+@click.group(cls=GrpoGroup, invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--reward", "rewards", multiple=True, metavar="NAME[=WEIGHT]", help="A reward to train with; repeat for several.")
+@click.option("--reward-arg", "reward_args", multiple=True, metavar="NAME.KEY=VALUE", help="A reward parameter, e.g. length.target=300.")
+@click.option("--dataset", help="Dataset name (see `grpo-run datasets`).")
+@click.option("--dataset-arg", "dataset_args", multiple=True, metavar="KEY=VALUE", help="A dataset parameter, e.g. path=data.jsonl.")
+@click.option("--model", help="Model alias (see `grpo-run models`), local folder or hub id.")
+@click.option("--profile", help="Hardware profile (see `grpo-run profiles`); default: auto.")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False), help="YAML file of GRPOConfig fields plus rewards, dataset, model, profile.")
+@click.option("--max-steps", type=int, help="Number of training steps (GRPOConfig.max_steps).")
+@click.option("--output-dir", help="Where checkpoints, metrics and the final model go.")
+@click.option("--set", "overrides", multiple=True, metavar="FIELD=VALUE", help="Set any GRPOConfig field, e.g. learning_rate=1e-5.")
+@click.option("--resume", is_flag=True, default=None, help="Continue from the last checkpoint in --output-dir.")
+@click.option("--no-preflight", is_flag=True, help="Skip the quick property checks of the rewards before training.")
+@click.option("--dry-run", is_flag=True, help="Print the resolved run as JSON and exit without loading the model.")
+@click.version_option(package_name="grpo-core", prog_name="grpo-run")
+@click.pass_context
+def cli(ctx, **options):
+    """Train a model with GRPO using installed reward plugins.
+
+    \b
+    grpo-run --reward math --reward xml-format --dataset arithmetic --model smollm2-135m
+    grpo-run --reward math=2.0 --reward length --reward-arg length.target=300 ...
+    grpo-run plugins          # what is installed
+    grpo-run rewards          # every reward with its bounds, columns and parameters
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    from grpo_core.runner import run_from_options
+
+    run_from_options(**options)
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def plugins(as_json):
+    """List installed plugin distributions, their versions and what they register."""
+    from grpo_core.plugins import get_registry
+
+    registry = get_registry()
+    rows = [
+        {
+            "name": info.name,
+            "distribution": info.distribution,
+            "version": info.version,
+            "registers": {kind: names for kind, names in info.registers.items() if names},
+            **({"error": info.error} if info.error else {}),
+        }
+        for info in registry.plugins
+    ]
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return
+    table = _table("plugin", "distribution", "version", "registers")
+    for row in rows:
+        registers = "; ".join(f"{kind}: {', '.join(names)}" for kind, names in row["registers"].items())
+        table.add_row(row["name"], row["distribution"], row["version"], row.get("error") and f"FAILED: {row['error']}" or registers)
+    _print(table)
+
+
+def _listing(kind: str):
+    @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+    def command(as_json):
+        from grpo_core import listing
+
+        rows = listing.rows(kind)
+        if as_json:
+            click.echo(json.dumps(rows, indent=2, default=str))
+            return
+        table = _table(*rows[0].keys()) if rows else _table("name")
+        for row in rows:
+            table.add_row(*(listing.cell(value) for value in row.values()))
+        _print(table)
+
+    command.__doc__ = f"List installed {kind} with their descriptions and parameters."
+    return cli.command(name=kind)(command)
+
+
+for _kind in ("rewards", "datasets", "profiles", "models"):
+    _listing(_kind)
+
+
+def _table(*columns):
+    from rich.table import Table
+
+    table = Table(box=None, pad_edge=False, show_edge=False)
+    for column in columns:
+        table.add_column(column, overflow="fold")
+    return table
+
+
+def _print(renderable) -> None:
+    from rich.console import Console
+
+    Console(soft_wrap=False, width=max(100, _terminal_width())).print(renderable)
+
+
+def _terminal_width() -> int:
+    import shutil
+
+    return shutil.get_terminal_size((120, 24)).columns
+
+
+def main() -> None:
+    """Entry point of ``grpo-run``."""
+    try:
+        cli(prog_name="grpo-run")
+    except (PluginError, GrpoError) as error:  # raised while attaching plugin commands
+        click.echo(f"Error: {error}", err=True)
+        sys.exit(1)

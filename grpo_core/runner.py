@@ -1,0 +1,60 @@
+"""From command-line options to a finished run."""
+
+from __future__ import annotations
+
+import click
+
+from grpo_core.config import RunSettings, apply_config_file, parse_set_values, read_config_file
+from grpo_core.options import parse_key_values, parse_reward_options
+
+
+def settings_from_options(
+    rewards=(), reward_args=(), dataset=None, dataset_args=(), model=None, profile=None, config_file=None,
+    max_steps=None, output_dir=None, overrides=(), resume=None, no_preflight=False, **_ignored,
+) -> RunSettings:
+    """Profile defaults come later; here: the config file, then the flags on top."""
+    settings = RunSettings()
+    if config_file:
+        apply_config_file(settings, read_config_file(config_file), config_file)
+    names, weights, args = parse_reward_options(rewards, reward_args)
+    if names:
+        settings.rewards, settings.weights = names, weights
+    for owner, values in args.items():
+        settings.reward_args.setdefault(owner, {}).update(values)
+    settings.dataset_args.update(parse_key_values(dataset_args, "--dataset-arg"))
+    for key, value in (("dataset", dataset), ("model", model), ("profile", profile), ("resume", resume)):
+        if value is not None:
+            setattr(settings, key, value)
+    if no_preflight:
+        settings.preflight = False
+    settings.grpo.update(parse_set_values(parse_key_values(overrides, "--set")))
+    if max_steps is not None:
+        settings.grpo["max_steps"] = max_steps
+    if output_dir is not None:
+        settings.grpo["output_dir"] = output_dir
+    return settings
+
+
+def run_from_options(dry_run=False, **options) -> None:
+    from grpo_core import training
+
+    settings = settings_from_options(**options)
+    run = training.resolve(settings, log=lambda message: click.echo(message, err=True))
+    if settings.preflight:
+        _preflight(run)
+    if dry_run:
+        click.echo(training.describe(run))
+        return
+    training.train(run, log=lambda message: click.echo(message, err=True))
+
+
+def _preflight(run) -> None:
+    from grpo_core.checks import format_report, preflight
+    from grpo_core.errors import GrpoError
+
+    sample = run.dataset.select(range(min(len(run.dataset), 32)))
+    report = preflight(run.rewards, [dict(row) for row in sample])
+    if not report.ok:
+        click.echo(format_report(report), err=True)
+        raise GrpoError("preflight checks failed (shown above); fix the reward, or skip the checks with --no-preflight")
+    click.echo("preflight: rewards passed their quick property checks", err=True)

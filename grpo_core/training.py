@@ -1,0 +1,164 @@
+"""The training path: resolve plugins by name, build TRL's GRPOConfig, run TRL's GRPOTrainer."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from grpo_core.config import RunSettings, check_grpo_fields
+from grpo_core.data import check_columns
+from grpo_core.errors import UsageError
+from grpo_core.plugins import get_registry
+from grpo_core.rewards import load_rewards
+
+DEFAULT_OUTPUT_DIR = "runs/grpo"
+
+
+@dataclass
+class ResolvedRun:
+    """A run with every name resolved and the dataset loaded; the model is not loaded yet."""
+
+    settings: RunSettings
+    rewards: list
+    dataset: object
+    dataset_params: dict
+    model_path: str
+    profile: object
+    profile_reason: str
+    grpo: dict  # final GRPOConfig keyword arguments
+
+
+def resolve(settings: RunSettings, log=print) -> ResolvedRun:
+    """Check and resolve everything that can be checked before a model is loaded."""
+    registry = get_registry()
+    if not settings.rewards:
+        raise UsageError("no reward selected; add --reward NAME (installed: "
+                         f"{', '.join(sorted(registry.items['rewards'])) or 'none'})")
+    rewards = load_rewards(settings.rewards, args=settings.reward_args, weights=settings.weights)
+    profile, reason = pick_profile(settings.profile)
+    if settings.dataset is None:
+        raise UsageError("no dataset selected; add --dataset NAME (installed: "
+                         f"{', '.join(sorted(registry.items['datasets']))})")
+    dataset_spec = registry.dataset(settings.dataset)
+    dataset_params = dataset_spec.resolve(settings.dataset_args)
+    if settings.model is None:
+        raise UsageError("no model selected; add --model NAME_OR_PATH")
+    grpo = dict(profile.grpo_config)
+    grpo.update(check_grpo_fields(settings.grpo, "GRPOConfig"))
+    grpo.setdefault("output_dir", DEFAULT_OUTPUT_DIR)
+    grpo["reward_weights"] = [float(r.weight) for r in rewards]
+    if not grpo.get("use_cpu") and not _has_accelerator():
+        grpo.update(use_cpu=True, bf16=False, fp16=False)  # TRL defaults to bf16, which fails on a CPU
+    dataset = dataset_spec.load(**dataset_params)
+    check_columns(dataset, rewards, settings.dataset)
+    model_path = resolve_model(settings.model)
+    log(f"profile: {profile.name} ({reason})")
+    return ResolvedRun(settings, rewards, dataset, dataset_params, model_path, profile, reason, grpo)
+
+
+def pick_profile(name: str):
+    registry = get_registry()
+    profile = registry.profile(name)
+    reason = "selected"
+    if profile.pick is not None:
+        picked, reason = profile.pick()
+        profile = registry.profile(picked)
+    return profile, reason
+
+
+def resolve_model(name: str) -> str:
+    alias = get_registry().model(name)
+    if alias is not None:
+        return alias.resolve()
+    if os.path.isdir(name) or "/" in name and not os.path.exists(name):
+        return name
+    installed = ", ".join(sorted(get_registry().items["models"]))
+    raise UsageError(
+        f"unknown model '{name}': not an installed alias ({installed}), a local folder or a hub id like org/name"
+    )
+
+
+def _has_accelerator() -> bool:
+    import torch
+
+    return torch.cuda.is_available() or (hasattr(torch.backends, "mps") and torch.backends.mps.is_available())
+
+
+def build_trainer(run: ResolvedRun):
+    """TRL's GRPOTrainer for a resolved run (loads the model)."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from trl import GRPOConfig, GRPOTrainer
+
+    from grpo_core.outputs import MetricsCallback
+
+    args = GRPOConfig(**run.grpo)
+    model_kwargs = dict(run.profile.model_kwargs)
+    if isinstance(model_kwargs.get("dtype"), str) and model_kwargs["dtype"] != "auto":
+        model_kwargs["dtype"] = getattr(torch, model_kwargs["dtype"])
+    tokenizer = AutoTokenizer.from_pretrained(run.model_path)
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    model = AutoModelForCausalLM.from_pretrained(run.model_path, **model_kwargs)
+    peft_config = None
+    if run.profile.lora:
+        from peft import LoraConfig
+
+        peft_config = LoraConfig(**run.profile.lora)
+    trainer = GRPOTrainer(
+        model=model,
+        reward_funcs=run.rewards,
+        args=args,
+        train_dataset=run.dataset,
+        processing_class=tokenizer,
+        peft_config=peft_config,
+        callbacks=[MetricsCallback(Path(args.output_dir) / "metrics.jsonl")],
+    )
+    return trainer
+
+
+def train(run: ResolvedRun, log=print):
+    """Train, save the final model in ``output_dir/final``, and return the trainer."""
+    from transformers.trainer_utils import get_last_checkpoint
+
+    output_dir = Path(run.grpo["output_dir"])
+    output_dir.mkdir(parents=True, exist_ok=True)
+    checkpoint = None
+    if run.settings.resume:
+        checkpoint = get_last_checkpoint(str(output_dir)) if output_dir.is_dir() else None
+        if checkpoint is None:
+            raise UsageError(f"--resume: no checkpoint in '{output_dir}'; start without --resume")
+        log(f"resuming from {checkpoint}")
+    trainer = build_trainer(run)
+    trainer.train(resume_from_checkpoint=checkpoint)
+    final = output_dir / "final"
+    trainer.save_model(str(final))
+    trainer.processing_class.save_pretrained(str(final))
+    log(f"final model saved to {final}")
+    return trainer
+
+
+def describe(run: ResolvedRun) -> str:
+    """The resolved run as JSON (for --dry-run)."""
+    return json.dumps(
+        {
+            "model": run.model_path,
+            "dataset": {"name": run.settings.dataset, **run.dataset_params, "rows": len(run.dataset)},
+            "rewards": [
+                {"name": r.__name__, "weight": r.weight, "params": r.params, "columns": r.columns} for r in run.rewards
+            ],
+            "profile": {"name": run.profile.name, "reason": run.profile_reason},
+            "grpo_config": run.grpo,
+            "model_kwargs": run.profile.model_kwargs,
+            "lora": run.profile.lora,
+        },
+        indent=2,
+        default=str,
+    )
+
+
+def log_stderr(message: str) -> None:
+    print(message, file=sys.stderr)
