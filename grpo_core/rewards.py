@@ -31,7 +31,8 @@ class RewardSpec:
     """What a reward plugin registers.
 
     ``func`` scores one completion: ``func(completion, **columns, **params) -> float | None``,
-    where ``completion`` is the completion's text. Declare ``completion_ids`` or ``prompt`` as
+    where ``completion`` is the completion's text (parameters the function does not take,
+    such as ``answer_column``, are not passed unless it takes ``**kwargs``). Declare ``completion_ids`` or ``prompt`` as
     keyword parameters of ``func`` to receive them too. With ``batched=True`` it scores a batch:
     ``func(completions, **columns, **params) -> list[float | None]`` with lists for columns.
 
@@ -117,13 +118,18 @@ class Reward:
         self.columns = spec.required_columns(params)
         accepted = inspect.signature(spec.func).parameters
         self._extras = {k for k in ("completion_ids", "prompt", "prompts") if k in accepted}
+        # Pass only the parameters the function takes (all of them if it takes **kwargs).
+        takes_all = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values())
+        self._call_params = {k: v for k, v in params.items() if takes_all or k in accepted}
         if spec.timeout is not None and not spec.batched:
             try:
                 pickle.dumps(spec.func)
+                if getattr(spec.func, "__module__", None) == "__main__":
+                    raise TypeError("worker processes cannot import functions defined in __main__")
             except Exception as error:
                 raise UsageError(
                     f"reward '{spec.name}' declares a timeout, so its function must be picklable "
-                    f"(defined at module level): {error}"
+                    f"(defined at the top level of an importable module): {error}"
                 ) from None
 
     def __repr__(self) -> str:
@@ -158,7 +164,7 @@ class Reward:
         for key in self._extras:
             values = extras[key]
             kwargs[key] = values[i] if values is not None and key != "prompts" else values
-        kwargs.update(self.params)
+        kwargs.update(self._call_params)
         return kwargs
 
     def _score_items(self, texts, columns, extras, n):
@@ -202,7 +208,7 @@ class Reward:
         kwargs = dict(columns)
         for key in self._extras:
             kwargs[key] = extras["prompts" if key == "prompt" else key]
-        kwargs.update(self.params)
+        kwargs.update(self._call_params)
         try:
             values = list(self.spec.func(texts, **kwargs))
             scores = [_as_score(v) for v in values]

@@ -34,11 +34,14 @@ class _Worker:
     def __init__(self) -> None:
         to_child_r, to_child_w = os.pipe()
         from_child_r, from_child_w = os.pipe()
+        # The worker imports reward modules by name, so it gets this process's import path.
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "grpo_core._worker", str(to_child_r), str(from_child_w)],
             pass_fds=(to_child_r, from_child_w),
             stdin=subprocess.DEVNULL,
             close_fds=True,
+            env=env,
         )
         os.close(to_child_r)
         os.close(from_child_w)

@@ -1,0 +1,3 @@
+from grpo_core.cli import main
+
+main()

@@ -1,0 +1,62 @@
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["HF_DATASETS_OFFLINE"] = "1"
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture(autouse=True)
+def fresh_registry(monkeypatch):
+    """Each test starts from the installed plugins, with no plugin env variables set."""
+    from grpo_core.plugins import use_registry
+
+    for variable in ("GRPO_LOAD_PLUGINS", "GRPO_DISABLE_PLUGINS", "GRPO_STRICT_PLUGINS"):
+        monkeypatch.delenv(variable, raising=False)
+    use_registry(None)
+    yield
+    use_registry(None)
+
+
+@pytest.fixture(scope="session")
+def cache_dir(tmp_path_factory):
+    """A model cache shared by the session (tiny-random is built once)."""
+    path = os.environ.get("GRPO_TEST_CACHE_DIR") or str(tmp_path_factory.mktemp("grpo-cache"))
+    os.environ["GRPO_CACHE_DIR"] = path
+    return Path(path)
+
+
+@pytest.fixture(scope="session")
+def installed_fixture_plugins(tmp_path_factory):
+    """Install the fixture plugin packages with pip into a folder and put it on sys.path."""
+    target = tmp_path_factory.mktemp("site")
+    for name in ("grpo-fixture-plugin", "grpo-fixture-broken"):
+        subprocess.run(
+            [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+             "--target", str(target), str(FIXTURES / name)],
+            check=True,
+            capture_output=True,
+        )
+    sys.path.insert(0, str(target))
+    yield target
+    sys.path.remove(str(target))
+    for module in [m for m in sys.modules if m.startswith("grpo_fixture")]:
+        del sys.modules[module]
+
+
+@pytest.fixture
+def data_file(tmp_path):
+    import json
+
+    path = tmp_path / "data.jsonl"
+    rows = [
+        {"prompt": [{"role": "user", "content": f"Count to {i}"}], "answer": str(i)} for i in range(1, 9)
+    ]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return path

@@ -1,0 +1,117 @@
+import pytest
+
+from grpo_core import RewardSpec, hookimpl
+from grpo_core.errors import PluginError, UsageError
+from grpo_core.plugins import get_registry, load_plugins, registered
+
+
+def names(kind):
+    return set(get_registry(refresh=True).items[kind])
+
+
+def test_builtins_register_through_the_hooks():
+    registry = get_registry()
+    assert {"cpu", "auto"} <= set(registry.items["profiles"])
+    assert "local" in registry.items["datasets"]
+    assert "tiny-random" in registry.items["models"]
+    builtin = [info for info in registry.plugins if info.distribution == "grpo-core"]
+    assert builtin and "local" in builtin[0].registers["datasets"]
+
+
+def test_installed_distribution_is_discovered(installed_fixture_plugins, capsys):
+    registry = get_registry(refresh=True)
+    assert registry.reward("shout").distribution == "grpo-fixture-plugin"
+    info = next(i for i in registry.plugins if i.distribution == "grpo-fixture-plugin")
+    assert info.version == "1.2.3"
+    assert info.registers["rewards"] == ["shout"]
+    assert info.registers["datasets"] == ["fixture-rows"]
+
+
+def test_broken_plugin_is_reported_and_skipped(installed_fixture_plugins, capsys):
+    registry = get_registry(refresh=True)
+    broken = next(i for i in registry.plugins if i.distribution == "grpo-fixture-broken")
+    assert "ModuleNotFoundError" in broken.error and "grpo_core_no_such_dependency" in broken.error
+    err = capsys.readouterr().err
+    assert "plugin 'broken' from grpo-fixture-broken 0.0.1 failed to load" in err
+    assert "shout" in registry.items["rewards"]  # the others keep working
+
+
+def test_strict_plugins_turns_a_broken_plugin_into_an_error(installed_fixture_plugins, monkeypatch):
+    monkeypatch.setenv("GRPO_STRICT_PLUGINS", "1")
+    with pytest.raises(PluginError, match="grpo-fixture-broken.*GRPO_STRICT_PLUGINS"):
+        load_plugins()
+
+
+def test_load_plugins_env_selects_distributions(installed_fixture_plugins, monkeypatch):
+    monkeypatch.setenv("GRPO_LOAD_PLUGINS", "grpo_fixture_plugin")
+    rewards = names("rewards")
+    assert rewards == {"shout"}  # only that distribution, plus the built-ins (which have no rewards)
+    monkeypatch.setenv("GRPO_LOAD_PLUGINS", "")
+    assert names("rewards") == set()
+    assert "local" in names("datasets")  # built-ins always load
+
+
+def test_disable_plugins_env_blocks_a_distribution(installed_fixture_plugins, monkeypatch):
+    assert "shout" in names("rewards")
+    monkeypatch.setenv("GRPO_DISABLE_PLUGINS", "grpo-fixture-plugin,grpo-fixture-broken")
+    rewards = names("rewards")
+    assert "shout" not in rewards
+    assert all(i.distribution != "grpo-fixture-broken" for i in get_registry().plugins)
+
+
+class EchoPlugin:
+    @hookimpl
+    def register_rewards(self, register):
+        register(RewardSpec("echo-len", "Length of the completion, capped", lambda c: min(len(c), 10) / 10))
+
+
+def test_in_test_registration_is_undone_after():
+    with registered(EchoPlugin(), distribution="my-dist") as registry:
+        assert registry.reward("echo-len").distribution == "my-dist"
+    assert "echo-len" not in get_registry().items["rewards"]
+
+
+def test_duplicate_names_are_an_error_naming_both_distributions():
+    class Twin:
+        @hookimpl
+        def register_rewards(self, register):
+            register(RewardSpec("echo-len", "Same name again", lambda c: 0.0))
+
+    with pytest.raises(PluginError, match="reward 'echo-len' is registered by both first-dist and first-dist"):
+        with registered(EchoPlugin(), Twin(), distribution="first-dist"):
+            pass
+
+
+def test_duplicate_across_distributions_names_both(installed_fixture_plugins):
+    class Clash:
+        @hookimpl
+        def register_rewards(self, register):
+            register(RewardSpec("shout", "Clashes with the fixture plugin", lambda c: 0.0))
+
+    with pytest.raises(PluginError) as error:
+        with registered(Clash(), distribution="clash-dist"):
+            pass
+    message = str(error.value)
+    assert "grpo-fixture-plugin" in message and "clash-dist" in message and "GRPO_DISABLE_PLUGINS" in message
+
+
+def test_unknown_name_lists_installed_and_a_close_match():
+    with registered(EchoPlugin()):
+        with pytest.raises(UsageError, match=r"unknown reward 'echo-ln' \(did you mean 'echo-len'\?\); installed: .*echo-len"):
+            get_registry().reward("echo-ln")
+
+
+def test_plugin_commands_are_added(installed_fixture_plugins):
+    from click.testing import CliRunner
+
+    from grpo_core.cli import GrpoGroup, cli
+
+    GrpoGroup._attached = False
+    get_registry(refresh=True)
+    try:
+        result = CliRunner().invoke(cli, ["fixture-hello"])
+        assert result.exit_code == 0, result.output
+        assert "hello from grpo-fixture-plugin" in result.output
+    finally:
+        cli.commands.pop("fixture-hello", None)
+        GrpoGroup._attached = False

@@ -1,0 +1,154 @@
+import threading
+import time
+
+import pytest
+
+from grpo_core import Param, RewardSpec, hookimpl, load_rewards
+from grpo_core.errors import RewardError, UsageError
+from grpo_core.plugins import registered
+from grpo_core.rewards import Reward, completion_text
+
+import reward_fixtures as fx
+
+COUNT_A = RewardSpec(
+    "count-a",
+    "Share of the letter a",
+    fx.count_a,
+    columns=("answer",),
+    params=(Param("answer_column", "answer", str), Param("strict", False, bool)),
+    weight=0.5,
+)
+
+
+class Plugin:
+    @hookimpl
+    def register_rewards(self, register):
+        register(COUNT_A)
+        register(RewardSpec("sleepy", "Hangs on 'hang'", fx.sleepy, timeout=0.5))
+        register(RewardSpec("fails", "Always raises", fx.always_fails))
+        register(RewardSpec("tokens", "Number of tokens", fx.token_count, bounds=(0, 1e9)))
+        register(RewardSpec("batch-len", "Same length as the answer", fx.batch_len, columns=("answer",), batched=True))
+
+
+@pytest.fixture
+def plugin():
+    with registered(Plugin(), distribution="fixture-dist") as registry:
+        yield registry
+
+
+def chat(text):
+    return [{"role": "assistant", "content": text}]
+
+
+def test_both_completion_shapes_give_the_same_scores(plugin):
+    (reward,) = load_rewards(["count-a"])
+    texts = ["banana", "", "xyz", "aaaa"]
+    plain = reward(prompts=["p"] * 4, completions=texts, answer=["1"] * 4)
+    chatty = reward(prompts=[[{"role": "user", "content": "p"}]] * 4, completions=[chat(t) for t in texts], answer=["1"] * 4)
+    assert plain == chatty == [0.5, 0.0, 0.0, 1.0]
+
+
+def test_completion_text_handles_every_message_form():
+    assert completion_text([{"role": "assistant", "content": None}]) == ""
+    assert completion_text([{"role": "assistant", "content": [{"type": "text", "text": "hi"}, {"type": "text", "text": "!"}]}]) == "hi!"
+    assert completion_text([{"role": "assistant", "content": "a"}, {"role": "tool", "content": "x"}, {"role": "assistant", "content": "b"}]) == "ab"
+    assert completion_text(None) == ""
+
+
+def test_callable_is_named_after_the_plugin_and_carries_its_weight(plugin):
+    first, second = load_rewards(["count-a", "tokens"], weights={"tokens": 2.0})
+    assert (first.__name__, first.weight) == ("count-a", 0.5)
+    assert (second.__name__, second.weight) == ("tokens", 2.0)
+    from trl.trainer.utils import get_callable_name
+
+    assert get_callable_name(first) == "count-a"
+
+
+def test_args_are_parsed_and_columns_can_be_remapped(plugin):
+    (reward,) = load_rewards(["count-a"], args={"count-a": {"answer_column": "gold", "strict": "true"}})
+    assert reward.params == {"answer_column": "gold", "strict": True}
+    assert reward.columns == {"answer": "gold"}
+    assert reward(prompts=["p"], completions=["aa"], gold=[None]) == [None]
+    with pytest.raises(RewardError, match="needs the dataset column 'gold'.*answer"):
+        reward(prompts=["p"], completions=["aa"], answer=["x"])
+
+
+def test_bad_args_are_usage_errors(plugin):
+    with pytest.raises(UsageError, match="reward 'count-a' has no parameter 'strictt' \\(did you mean 'strict'\\?\\)"):
+        load_rewards(["count-a"], args={"count-a": {"strictt": True}})
+    with pytest.raises(UsageError, match="parameter 'strict' of reward 'count-a' expects bool, got 'maybe'"):
+        load_rewards(["count-a"], args={"count-a": {"strict": "maybe"}})
+    with pytest.raises(UsageError, match="parameters given for reward 'tokens', which is not selected"):
+        load_rewards(["count-a"], args={"tokens": {}})
+
+
+def test_one_failing_item_gives_none_and_an_error_count(plugin):
+    (reward,) = load_rewards(["count-a"])
+    logged = {}
+    scores = reward(
+        prompts=["p"] * 3, completions=["aa", "boom", "ab"], answer=["1"] * 3,
+        log_metric=lambda name, value: logged.__setitem__(name, value),
+    )
+    assert scores == [1.0, None, 0.5]
+    assert logged == {"rewards/count-a/errors": 1.0}
+
+
+def test_a_whole_batch_failing_stops_with_plugin_params_and_input(plugin):
+    (reward,) = load_rewards(["fails"])
+    with pytest.raises(RewardError) as error:
+        reward(prompts=["p", "q"], completions=["first text", "second"])
+    message = str(error.value)
+    assert "reward 'fails' (from fixture-dist)" in message
+    assert "KeyError: 'missing key'" in message and "Parameters: {}" in message and "first text" in message
+
+
+def test_completion_ids_are_passed_when_declared(plugin):
+    (reward,) = load_rewards(["tokens"])
+    assert reward(prompts=["p", "p"], completions=["ab", "c"], completion_ids=[[1, 2, 3], [4]]) == [3.0, 1.0]
+
+
+def test_batched_reward_gets_lists_and_is_checked_for_length(plugin):
+    (reward,) = load_rewards(["batch-len"])
+    assert reward(prompts=["p"] * 2, completions=["abc", chat("ab")], answer=["xyz", "xyz"]) == [1.0, 0.0]
+
+
+def test_wrong_count_from_a_batched_reward_stops_the_run():
+    spec = RewardSpec("short", "One too few", lambda completions: [0.0] * (len(completions) - 1), batched=True)
+    with pytest.raises(RewardError, match="returned 2 scores for 3 completions"):
+        Reward(spec, {})(prompts=["p"] * 3, completions=["a", "b", "c"])
+
+
+def test_non_numbers_and_nan_count_as_errors():
+    spec = RewardSpec("odd", "Returns odd things", lambda c: {"nan": float("nan"), "s": "1"}.get(c, 0.5))
+    logged = {}
+    scores = Reward(spec, {})(prompts=["p"] * 3, completions=["nan", "s", "ok"], log_metric=logged.__setitem__)
+    assert scores == [None, None, 0.5]
+    assert logged["rewards/odd/errors"] == 2.0
+
+
+def test_hard_timeout_from_a_non_main_thread(plugin):
+    (reward,) = load_rewards(["sleepy"])
+    results, logged = {}, {}
+
+    def run():
+        started = time.monotonic()
+        results["scores"] = reward(
+            prompts=["p"] * 3, completions=["fine", "hang now", "also fine"], log_metric=logged.__setitem__
+        )
+        results["elapsed"] = time.monotonic() - started
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join(30)
+    assert not thread.is_alive()
+    assert results["scores"] == [1.0, None, 1.0]
+    assert results["elapsed"] < 10  # the sleeping worker was killed, not waited for
+    assert logged["rewards/sleepy/timeouts"] == 1.0 and logged["rewards/sleepy/errors"] == 0.0
+    # the pool recovers: the next batch is scored normally
+    assert reward(prompts=["p"], completions=["fine"]) == [1.0]
+
+
+def test_timeout_needs_a_picklable_function():
+    spec = RewardSpec("closure", "A lambda", lambda c: 1.0, timeout=1.0)
+    with pytest.raises(UsageError, match="must be picklable"):
+        Reward(spec, {})
