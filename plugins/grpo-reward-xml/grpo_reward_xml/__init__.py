@@ -1,0 +1,273 @@
+"""Reward ``xml-format``: does a completion follow a tagged structure such as
+``<reasoning>...</reasoning><answer>...</answer>``?
+
+The completion is scanned for its *markers*: the opening and closing tag of each configured
+element, written exactly (``<answer>``; ``<Answer>`` or ``<answer id="1">`` are plain text).
+Every mode counts markers with ``str.count``/``str.find``, so scoring is linear in the length
+of the completion whatever its tags look like.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from grpo_core import Direction, Param, RewardSpec, completion_text, hookimpl
+
+MODES = ("incremental", "soft", "strict")
+DEFAULT_TAGS = "reasoning,answer"
+
+# Incremental mode: shares of the score, each split evenly over its items.
+PRESENCE_SHARE = 0.5  # each marker present exactly once
+ORDER_SHARE = 0.25  # each consecutive pair of markers in the right order
+CONTENT_SHARE = 0.25  # each element with non-blank content
+# Text after the last closing tag costs at most half of that tag's presence credit, so adding
+# the tag always pays and the score never goes below 0; the full cost is reached at this many
+# non-whitespace characters.
+TRAILING_CHARS = 100
+
+_FORBIDDEN_IN_NAME = set("<>/\"'=&,")
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The configured elements and their markers, in order: ``<a>``, ``</a>``, ``<b>``, ``</b>``..."""
+
+    names: tuple[str, ...]
+    markers: tuple[str, ...]
+
+
+@lru_cache(maxsize=64)
+def parse_tags(tags: str) -> Layout:
+    """The layout for a ``tags`` value such as ``"reasoning,answer"`` (element names in order).
+
+    Raises ValueError with a sentence naming the bad value.
+    """
+    if not isinstance(tags, str):
+        raise ValueError(f"tags must be comma-separated element names such as 'reasoning,answer', got {tags!r}")
+    names = tuple(part.strip() for part in tags.split(","))
+    if not any(names):
+        raise ValueError(f"tags must name at least one element, e.g. tags=reasoning,answer; got {tags!r}")
+    seen = set()
+    for name in names:
+        if not name:
+            raise ValueError(f"tags has an empty name in {tags!r}; separate names with single commas, e.g. think,answer")
+        bad = [ch for ch in name if ch.isspace() or ch in _FORBIDDEN_IN_NAME]
+        if bad:
+            raise ValueError(
+                f"tag name {name!r} contains {bad[0]!r}; write bare element names without brackets, "
+                f"spaces or attributes, e.g. tags=think,answer"
+            )
+        if name in seen:
+            raise ValueError(f"tag name {name!r} appears twice in {tags!r}; name each element once")
+        seen.add(name)
+    markers = tuple(marker for name in names for marker in (f"<{name}>", f"</{name}>"))
+    return Layout(names, markers)
+
+
+@dataclass(frozen=True)
+class Scan:
+    """Where the markers are in a text: count of each, and the position of those seen exactly once."""
+
+    text: str
+    layout: Layout
+    counts: tuple[int, ...]
+    positions: tuple[int, ...]  # -1 unless the marker occurs exactly once
+
+    def once(self, i: int) -> bool:
+        return self.counts[i] == 1
+
+    def in_order(self, i: int) -> bool:
+        """Markers i and i+1 each occur once, i before i+1."""
+        return self.positions[i] >= 0 and self.positions[i + 1] > self.positions[i]
+
+    def end(self, i: int) -> int:
+        return self.positions[i] + len(self.layout.markers[i])
+
+    def content(self, element: int) -> str | None:
+        """The text between an element's opening and closing marker, or None if they are not a pair."""
+        open_, close = 2 * element, 2 * element + 1
+        if not self.in_order(open_):
+            return None
+        return self.text[self.end(open_) : self.positions[close]]
+
+    def filled(self, element: int) -> bool:
+        """The element is a pair with something other than whitespace and markers inside."""
+        inner = self.content(element)
+        if inner is None or not inner.strip():
+            return False
+        if "<" not in inner:
+            return True
+        for marker in self.layout.markers:  # only markers can make non-blank text blank
+            if marker in inner:
+                inner = _remove_markers(inner, self.layout.markers)
+                return bool(inner.strip())
+        return True
+
+
+def _remove_markers(text: str, markers: tuple[str, ...]) -> str:
+    # One left-to-right pass, so text that only looks like a marker once another is removed stays.
+    pieces = [text]
+    for marker in markers:
+        pieces = [part for piece in pieces for part in piece.split(marker)]
+    return "".join(pieces)
+
+
+def scan(text: str, layout: Layout) -> Scan:
+    """Count every marker of ``layout`` in ``text`` and locate those that occur exactly once."""
+    counts = tuple(text.count(marker) for marker in layout.markers)
+    positions = tuple(text.find(marker) if count == 1 else -1 for marker, count in zip(layout.markers, counts))
+    return Scan(text, layout, counts, positions)
+
+
+def _well_formed(s: Scan) -> bool:
+    # Every consecutive pair in order means every marker occurs exactly once.
+    in_order = all(s.in_order(i) for i in range(len(s.layout.markers) - 1))
+    return in_order and all(s.filled(e) for e in range(len(s.layout.names)))
+
+
+def strict_score(s: Scan) -> float:
+    """1.0 if the text is exactly the structure (whitespace allowed around and between elements), else 0.0."""
+    if not _well_formed(s):
+        return 0.0
+    n = len(s.layout.markers)
+    gaps = [s.text[: s.positions[0]], s.text[s.end(n - 1) :]]
+    gaps += [s.text[s.end(i) : s.positions[i + 1]] for i in range(1, n - 1, 2)]
+    return 1.0 if all(not gap.strip() for gap in gaps) else 0.0
+
+
+def soft_score(s: Scan) -> float:
+    """1.0 if every marker occurs once, in order, around non-blank content; other text anywhere."""
+    return 1.0 if _well_formed(s) else 0.0
+
+
+def incremental_score(s: Scan, penalize_trailing: bool = True) -> float:
+    """Partial credit: markers present once, consecutive markers in order, elements with content,
+    less a bounded penalty for text after the last closing tag."""
+    n, k = len(s.layout.markers), len(s.layout.names)
+    present = sum(s.once(i) for i in range(n))
+    ordered = sum(s.in_order(i) for i in range(n - 1))
+    filled = sum(s.filled(e) for e in range(k))
+    # With one element there is one pair (open, close), so n - 1 >= 1.
+    score = PRESENCE_SHARE * present / n + ORDER_SHARE * ordered / (n - 1) + CONTENT_SHARE * filled / k
+    if penalize_trailing and s.once(n - 1):
+        trailing = _nonspace_count(s.text, s.end(n - 1), TRAILING_CHARS)
+        score -= PRESENCE_SHARE / n / 2 * min(1.0, trailing / TRAILING_CHARS)
+    return min(1.0, max(0.0, score))
+
+
+def _nonspace_count(text: str, start: int, limit: int, chunk: int = 4096) -> int:
+    """Non-whitespace characters in text[start:], counting no further than ``limit``."""
+    count = 0
+    while start < len(text) and count < limit:
+        count += len("".join(text[start : start + chunk].split()))
+        start += chunk
+    return count
+
+
+def xml_format_reward(
+    completion,
+    *,
+    tags: str = DEFAULT_TAGS,
+    mode: str = "incremental",
+    prefilled: bool = False,
+    penalize_trailing: bool = True,
+) -> float:
+    """Score how well ``completion`` follows the tagged structure named by ``tags``, in [0, 1].
+
+    ``mode`` is ``incremental`` (partial credit), ``soft`` (the structure somewhere, 0 or 1) or
+    ``strict`` (the whole completion is the structure, 0 or 1). With ``prefilled`` the chat
+    template already wrote the first opening tag, so the completion is scored as if it began
+    with it.
+    """
+    if not isinstance(completion, str):
+        completion = completion_text(completion)
+    layout = parse_tags(tags)
+    if prefilled:
+        completion = layout.markers[0] + completion
+    s = scan(completion, layout)
+    if mode == "incremental":
+        return incremental_score(s, penalize_trailing)
+    if mode == "soft":
+        return soft_score(s)
+    if mode == "strict":
+        return strict_score(s)
+    raise ValueError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
+
+
+def gold_completion(tags: str = DEFAULT_TAGS, prefilled: bool = False) -> str:
+    """A clean structure for ``tags``: scores 1.0 in every mode."""
+    names = parse_tags(tags).names
+    contents = ["Let me work through this step by step."] * (len(names) - 1) + ["42"]
+    text = "\n".join(f"<{name}>\n{content}\n</{name}>" for name, content in zip(names, contents))
+    return text[len(f"<{names[0]}>") :] if prefilled else text
+
+
+def _gold(columns, params):
+    return gold_completion(params["tags"], params["prefilled"])
+
+
+def _validate(params):
+    parse_tags(params["tags"])
+
+
+def _rows(params):
+    from hypothesis import strategies as st
+
+    return st.just({})
+
+
+def _missing_tag_pairs(params):
+    from grpo_reward_xml.properties import missing_tag_pairs
+
+    return missing_tag_pairs(params)
+
+
+def _content_pairs(params):
+    from grpo_reward_xml.properties import content_pairs
+
+    return content_pairs(params)
+
+
+def _clean_content_pairs(params):
+    from grpo_reward_xml.properties import clean_content_pairs
+
+    return clean_content_pairs(params)
+
+
+def _clean_vs_broken_pairs(params):
+    from grpo_reward_xml.properties import clean_vs_broken_pairs
+
+    return clean_vs_broken_pairs(params)
+
+
+SPEC = RewardSpec(
+    name="xml-format",
+    description="Tagged format such as <reasoning>...</reasoning><answer>...</answer>, with partial credit by default",
+    func=xml_format_reward,
+    bounds=(0.0, 1.0),
+    params=(
+        Param("tags", DEFAULT_TAGS, str, "element names in order, comma-separated, e.g. think,answer"),
+        Param("mode", "incremental", str, "partial credit per tag, the structure anywhere, or exactly the structure", MODES),
+        Param("prefilled", False, bool, "the chat template already wrote the first opening tag (e.g. <think>)"),
+        Param("penalize_trailing", True, bool, "incremental: take a little off for text after the last closing tag"),
+    ),
+    directions=(
+        Direction("adding a missing tag never lowers the score", _missing_tag_pairs),
+        Direction("a tag with content scores at least as high as the same tag left empty", _content_pairs),
+        Direction(
+            "in an otherwise clean structure, a tag with content scores higher than the same tag left empty",
+            _clean_content_pairs,
+            strict=True,
+        ),
+        Direction("a clean structure beats a duplicated or misordered one", _clean_vs_broken_pairs, strict=True),
+    ),
+    rows=_rows,
+    gold=_gold,
+    validate=_validate,
+)
+
+
+@hookimpl
+def register_rewards(register):
+    register(SPEC)
