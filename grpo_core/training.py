@@ -46,6 +46,7 @@ def resolve(settings: RunSettings, log=print) -> ResolvedRun:
     dataset_params = dataset_spec.resolve(settings.dataset_args)
     if settings.model is None:
         raise UsageError("no model selected; add --model NAME_OR_PATH")
+    check_model_name(settings.model)
     grpo = dict(profile.grpo_config)
     grpo.update(check_grpo_fields(settings.grpo, "GRPOConfig"))
     grpo.setdefault("output_dir", DEFAULT_OUTPUT_DIR)
@@ -69,16 +70,22 @@ def pick_profile(name: str):
     return profile, reason
 
 
+def check_model_name(name: str) -> None:
+    """A model is an installed alias, a local folder, or a hub id (``org/name``)."""
+    models = get_registry().items["models"]
+    if name in models or os.path.isdir(name) or ("/" in name and not os.path.exists(name)):
+        return
+    from grpo_core.params import did_you_mean
+
+    raise UsageError(
+        f"unknown model '{name}'{did_you_mean(name, models)}: not an installed alias "
+        f"({', '.join(sorted(models))}), a local folder, or a hub id like org/name"
+    )
+
+
 def resolve_model(name: str) -> str:
     alias = get_registry().model(name)
-    if alias is not None:
-        return alias.resolve()
-    if os.path.isdir(name) or "/" in name and not os.path.exists(name):
-        return name
-    installed = ", ".join(sorted(get_registry().items["models"]))
-    raise UsageError(
-        f"unknown model '{name}': not an installed alias ({installed}), a local folder or a hub id like org/name"
-    )
+    return alias.resolve() if alias is not None else name
 
 
 def _has_accelerator() -> bool:
