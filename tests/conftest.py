@@ -5,9 +5,6 @@ from pathlib import Path
 
 import pytest
 
-os.environ["HF_HUB_OFFLINE"] = "1"
-os.environ["HF_DATASETS_OFFLINE"] = "1"
-os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -1,0 +1,84 @@
+"""The same GRPO run through `grpo-run` and through a plain TRL script, measured in the same run.
+
+    python benchmarks/bench_overhead.py [--steps 20] [--repeat 2]
+
+Both train the tiny local model for the same number of steps with the same GRPOConfig,
+dataset and length reward; the plain script is the anchor. Prints the best wall time of
+each (whole process, imports included) and the ratio. Target: at most 1.03.
+"""
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+PLAIN_SCRIPT = textwrap.dedent(
+    """
+    import sys
+    from datasets import load_dataset
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from trl import GRPOConfig, GRPOTrainer
+
+    model_path, data, out, steps = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+
+    def length(completions, **kwargs):
+        texts = [c[0]["content"] if isinstance(c, list) else c for c in completions]
+        return [max(0.0, 1.0 - abs(len(t) - 20) / 20) for t in texts]
+
+    args = GRPOConfig(
+        output_dir=out, max_steps=steps, use_cpu=True, bf16=False, fp16=False, per_device_train_batch_size=4,
+        num_generations=4, max_completion_length=32, logging_steps=1, report_to="none", save_strategy="no",
+        dataloader_num_workers=0, seed=0,
+    )
+    tokenizer = AutoTokenizer.from_pretrained(model_path)
+    model = AutoModelForCausalLM.from_pretrained(model_path, dtype="float32")
+    dataset = load_dataset("json", data_files=data, split="train")
+    GRPOTrainer(model=model, reward_funcs=[length], args=args, train_dataset=dataset, processing_class=tokenizer).train()
+    """
+)
+
+
+def timed(command: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(command, check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--repeat", type=int, default=2)
+    options = parser.parse_args()
+    from grpo_core.models import tiny_random_path
+
+    model_path = tiny_random_path()
+    work = Path(tempfile.mkdtemp(prefix="bench-overhead-"))
+    data = work / "data.jsonl"
+    data.write_text("".join(json.dumps({"prompt": [{"role": "user", "content": f"Count to {i}"}]}) + "\n" for i in range(64)))
+    script = work / "plain_trl.py"
+    script.write_text(PLAIN_SCRIPT)
+    plain = [sys.executable, str(script), model_path, str(data), str(work / "plain"), str(options.steps)]
+    ours = [
+        shutil.which("grpo-run"), "--reward", "length", "--reward-arg", "length.target=20", "--dataset", "local",
+        "--dataset-arg", f"path={data}", "--model", model_path, "--profile", "cpu", "--max-steps", str(options.steps),
+        "--output-dir", str(work / "ours"), "--no-preflight", "--set", "max_completion_length=32",
+        "--set", "save_strategy=no", "--set", "seed=0",
+    ]
+    plain_times, our_times = [], []
+    for _ in range(options.repeat):  # alternate, so drift in machine load hits both
+        plain_times.append(timed(plain))
+        our_times.append(timed(ours))
+    anchor, measured = min(plain_times), min(our_times)
+    print(f"{'run':<28}{'best s':>9}{'ratio':>8}")
+    print(f"{'plain TRL script (anchor)':<28}{anchor:>9.2f}{1.0:>8.3f}")
+    print(f"{'grpo-run':<28}{measured:>9.2f}{measured / anchor:>8.3f}")
+    shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

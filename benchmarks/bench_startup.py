@@ -1,0 +1,40 @@
+"""Start-up time of `grpo-run --help` and `grpo-run plugins` against `trl --help`, measured in the same run.
+
+    python benchmarks/bench_startup.py [--repeat 7]
+
+Prints the median wall time of each command and its ratio to the anchor (`trl --help`).
+Target: ratio at most 1.0 with all plugins installed.
+"""
+
+import argparse
+import shutil
+import statistics
+import subprocess
+import time
+
+
+def median_seconds(command: list[str], repeat: int) -> float:
+    subprocess.run(command, capture_output=True, check=True)  # warm the file cache
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        subprocess.run(command, capture_output=True, check=True)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=7)
+    repeat = parser.parse_args().repeat
+    grpo_run, trl = shutil.which("grpo-run"), shutil.which("trl")
+    anchor = median_seconds([trl, "--help"], repeat)
+    print(f"{'command':<24}{'median s':>10}{'ratio':>8}")
+    print(f"{'trl --help (anchor)':<24}{anchor:>10.3f}{1.0:>8.2f}")
+    for args in (["--help"], ["plugins"], ["rewards"]):
+        seconds = median_seconds([grpo_run, *args], repeat)
+        print(f"{'grpo-run ' + ' '.join(args):<24}{seconds:>10.3f}{seconds / anchor:>8.2f}")
+
+
+if __name__ == "__main__":
+    main()
