@@ -1,0 +1,61 @@
+"""Reward ``json-schema``: the JSON in a completion, validated against a JSON Schema; dataset ``json-extraction``.
+
+Importing this module is cheap: jsonschema, hypothesis and datasets are imported where they are used.
+"""
+
+from __future__ import annotations
+
+from grpo_core import DatasetSpec, Direction, Param, RewardSpec, hookimpl
+from grpo_reward_jsonschema import properties
+from grpo_reward_jsonschema.dataset import DEFAULT_SYSTEM_PROMPT, load_json_extraction
+from grpo_reward_jsonschema.extract import MODES
+from grpo_reward_jsonschema.reward import json_schema_reward, schema_columns, validate_params
+
+__all__ = ["SPEC", "DATASET", "json_schema_reward", "load_json_extraction"]
+
+SPEC = RewardSpec(
+    name="json-schema",
+    description="JSON that validates against a JSON Schema: 1 valid, partial credit falling with violations, 0 unparseable",
+    func=json_schema_reward,
+    bounds=(0.0, 1.0),
+    columns=schema_columns,
+    params=(
+        Param("schema_column", "schema", str, "the dataset column holding each row's JSON Schema (JSON text or an object)"),
+        Param("schema", None, str, "a JSON Schema file used for every row instead of the column"),
+        Param("extract", "auto", str, "where the JSON is: whole text, a ```json fence, the first {...} or [...], or auto (in that order)", MODES),
+        Param("partial", 0.5, float, "score of parseable JSON with one violation; n violations score partial/n (0: all or nothing)"),
+        Param("formats", False, bool, "also enforce 'format' keywords (date, email, ...)"),
+        Param("max_chars", 100_000, int, "longest JSON text parsed, in characters; longer counts as unparseable"),
+        Param("max_depth", 64, int, "deepest nesting parsed; deeper counts as unparseable"),
+    ),
+    directions=(
+        Direction("JSON valid for the schema scores above JSON that breaks it", properties.valid_over_invalid, strict=True),
+        Direction("fewer schema violations score at least as high as more", properties.fewer_over_more),
+        Direction("parseable JSON scores at least as high as text with no parseable JSON", properties.parseable_over_unparseable),
+    ),
+    rows=properties.rows,
+    gold=properties.gold,
+    validate=validate_params,
+)
+
+DATASET = DatasetSpec(
+    name="json-extraction",
+    description="Procedural records described in prose, with the JSON Schema the answer must follow (offline, seeded)",
+    load=load_json_extraction,
+    columns=("schema", "expected"),
+    params=(
+        Param("size", 1000, int, "number of rows"),
+        Param("seed", 0, int, "random seed: the same seed gives the same rows"),
+        Param("system_prompt", DEFAULT_SYSTEM_PROMPT, str, "system message before each prompt (empty: none)"),
+    ),
+)
+
+
+@hookimpl
+def register_rewards(register):
+    register(SPEC)
+
+
+@hookimpl
+def register_datasets(register):
+    register(DATASET)

@@ -1,0 +1,35 @@
+import json
+import os
+
+import pytest
+
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["HF_DATASETS_OFFLINE"] = "1"
+
+PERSON = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string"},
+        "age": {"type": "integer", "minimum": 0},
+        "email": {"type": "string"},
+        "tags": {"type": "array", "items": {"type": "string"}},
+    },
+    "required": ["name", "age", "email"],
+    "additionalProperties": False,
+}
+
+
+@pytest.fixture
+def person_schema():
+    return json.dumps(PERSON)
+
+
+@pytest.fixture
+def registry(monkeypatch):
+    """A registry holding only grpo-core's built-ins and this plugin, whatever else is installed."""
+    import grpo_reward_jsonschema
+    from grpo_core.plugins import registered
+
+    monkeypatch.setenv("GRPO_LOAD_PLUGINS", "")
+    with registered(grpo_reward_jsonschema, distribution="grpo-reward-jsonschema") as reg:
+        yield reg
