@@ -65,6 +65,7 @@ class GrpoGroup(click.Group):
 @click.option("--set", "overrides", multiple=True, metavar="FIELD=VALUE", help="Set any GRPOConfig field, e.g. learning_rate=1e-5.")
 @click.option("--resume", is_flag=True, default=None, help="Continue from the last checkpoint in --output-dir.")
 @click.option("--no-preflight", is_flag=True, help="Skip the quick property checks of the rewards before training.")
+@click.option("--num-processes", type=click.IntRange(min=1), help="Train in N processes through `accelerate launch`.")
 @click.option("--dry-run", is_flag=True, help="Print the resolved run as JSON and exit without loading the model.")
 @click.version_option(package_name="grpo-core", prog_name="grpo-run")
 @click.pass_context
@@ -81,7 +82,7 @@ def cli(ctx, **options):
         return
     from grpo_core.runner import run_from_options
 
-    run_from_options(**options)
+    run_from_options(argv=sys.argv[1:], **options)
 
 
 @cli.command()

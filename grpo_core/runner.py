@@ -35,15 +35,24 @@ def settings_from_options(
     return settings
 
 
-def run_from_options(dry_run=False, **options) -> None:
-    from grpo_core import training
+def run_from_options(dry_run=False, num_processes=None, argv=(), **options) -> None:
+    from grpo_core import launch, training
 
     settings = settings_from_options(**options)
     run = training.resolve(settings, log=lambda message: click.echo(message, err=True))
-    if settings.preflight:
+    command = None if launch.is_launched() else launch.launch_command(
+        run.profile, num_processes, [a for a in argv if a != "--dry-run"]
+    )
+    if settings.preflight and not launch.is_launched():
         _preflight(run)
     if dry_run:
-        click.echo(training.describe(run))
+        click.echo(training.describe(run, command))
+        return
+    if command is not None:
+        click.echo(f"launching: {' '.join(command)}", err=True)
+        code = launch.run_launched(command)
+        if code:
+            raise SystemExit(code)
         return
     training.train(run, log=lambda message: click.echo(message, err=True))
 

@@ -143,12 +143,13 @@ def train(run: ResolvedRun, log=print):
     trainer.train(resume_from_checkpoint=checkpoint)
     final = output_dir / "final"
     trainer.save_model(str(final))
-    trainer.processing_class.save_pretrained(str(final))
-    log(f"final model saved to {final}")
+    if trainer.is_world_process_zero():
+        trainer.processing_class.save_pretrained(str(final))
+        log(f"final model saved to {final}")
     return trainer
 
 
-def describe(run: ResolvedRun) -> str:
+def describe(run: ResolvedRun, launch_command: list[str] | None = None) -> str:
     """The resolved run as JSON (for --dry-run)."""
     return json.dumps(
         {
@@ -161,6 +162,7 @@ def describe(run: ResolvedRun) -> str:
             "grpo_config": run.grpo,
             "model_kwargs": run.profile.model_kwargs,
             "lora": run.profile.lora,
+            "launch": launch_command,
         },
         indent=2,
         default=str,
