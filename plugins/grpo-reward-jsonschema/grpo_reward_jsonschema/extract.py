@@ -35,10 +35,11 @@ def extract_json(text: str, mode: str = "auto", max_chars: int = 100_000, max_de
     ``whole``: the whole text (surrounding whitespace ignored). ``fenced``: the first fenced
     block tagged ``json`` that parses, else the first untagged one. ``first``: the first
     balanced ``{...}`` or ``[...]`` that parses, scanning left to right; a value that fails to
-    parse is skipped as a whole, and an opening bracket that never closes ends the search (a
-    truncated answer earns nothing for the fragments inside it). ``auto``: whole, then fenced,
-    then first. A candidate longer than ``max_chars`` or nested deeper than ``max_depth``
-    counts as unparseable, and so do NaN/Infinity and integers too long for Python to convert.
+    parse is skipped as a whole, and an opening bracket that does not close within
+    ``max_chars`` ends the search (a truncated answer earns nothing for the fragments inside
+    it). ``auto``: whole, then fenced, then first. A candidate longer than ``max_chars`` or
+    nested deeper than ``max_depth`` counts as unparseable, and so do NaN/Infinity and
+    integers too long for Python to convert.
     """
     if mode == "whole":
         return parse_limited(text.strip(), max_chars, max_depth)
@@ -130,7 +131,8 @@ def _first_balanced(text: str, max_chars: int, max_depth: int):
         start = opener.start()
         depth = deepest = 0
         end = None
-        for token in _TOKEN.finditer(text, start):
+        # A value longer than max_chars would be refused anyway: stop looking there.
+        for token in _TOKEN.finditer(text, start, start + max_chars):
             char = text[token.start()]
             if char == '"':
                 continue
@@ -142,9 +144,9 @@ def _first_balanced(text: str, max_chars: int, max_depth: int):
                 if depth == 0:
                     end = token.end()
                     break
-        if end is None:
+        if end is None:  # never closes within max_chars
             return NO_JSON
-        if end - start <= max_chars and deepest <= max_depth:
+        if deepest <= max_depth:
             try:
                 return json.loads(text[start:end], parse_constant=_reject_constant)
             except (ValueError, RecursionError):
