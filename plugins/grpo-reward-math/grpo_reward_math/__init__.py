@@ -1,0 +1,110 @@
+"""Reward ``math`` (is the final answer right?) and the datasets ``gsm8k`` and ``arithmetic``.
+
+Importing this module is cheap: math-verify, sympy, datasets and hypothesis are imported
+only inside the functions that use them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from grpo_core import DatasetSpec, Direction, Param, RewardSpec, hookimpl
+
+from grpo_reward_math import checks
+from grpo_reward_math.problems import ARITHMETIC_SYSTEM_PROMPT, DIFFICULTIES, GSM8K_SYSTEM_PROMPT, SPLITS
+from grpo_reward_math.reward import EXTRACT_MODES, math_reward
+
+__all__ = ["SPEC", "math_reward", "register_datasets", "register_rewards"]
+
+
+def _validate(params: dict) -> None:
+    if not params["timeout"] or params["timeout"] <= 0:
+        raise ValueError(f"timeout must be a number of seconds greater than 0, got {params['timeout']!r}")
+    if not re.fullmatch(r"[A-Za-z][\w.-]*", params["tag"] or ""):
+        raise ValueError(f"tag must be an XML tag name such as 'answer', got {params['tag']!r}")
+    if not params["answer_column"]:
+        raise ValueError("answer_column must name the dataset column holding the gold answer, e.g. 'answer'")
+
+
+SPEC = RewardSpec(
+    name="math",
+    description="1 if the final answer equals the gold answer (exact numbers, or math-verify for LaTeX), else 0",
+    func=math_reward,
+    bounds=(0.0, 1.0),
+    columns=("answer",),
+    batched=True,
+    params=(
+        Param("answer_column", "answer", str, "the dataset column holding the gold answer"),
+        Param(
+            "extract",
+            "auto",
+            str,
+            "where the answer is: auto tries the tag, then the last \\boxed{}, then math-verify's extraction, "
+            "then the last number",
+            EXTRACT_MODES,
+        ),
+        Param("tag", "answer", str, "the tag holding the answer, as in <answer>42</answer>"),
+        Param("timeout", 5.0, float, "hard limit in seconds for judging one item symbolically"),
+    ),
+    directions=(
+        Direction("the right answer scores higher than a wrong one", checks.right_beats_wrong, strict=True),
+        Direction("the right answer scores higher than no answer", checks.right_beats_absent, strict=True),
+    ),
+    rows=checks.rows,
+    gold=checks.gold,
+    validate=_validate,
+)
+
+
+def _load_gsm8k(**params):
+    from grpo_reward_math.problems import load_gsm8k
+
+    return load_gsm8k(**params)
+
+
+def _load_arithmetic(**params):
+    from grpo_reward_math.problems import load_arithmetic
+
+    return load_arithmetic(**params)
+
+
+GSM8K = DatasetSpec(
+    "gsm8k",
+    "Grade-school math word problems (openai/gsm8k, or a local file in its format); gold = the #### line",
+    load=_load_gsm8k,
+    columns=("prompt", "answer"),
+    params=(
+        Param("split", "train", str, "which split to load", ("train", "test")),
+        Param("config", "main", str, "gsm8k configuration", ("main", "socratic")),
+        Param("size", None, int, "keep only the first N rows (after shuffling)"),
+        Param("seed", 0, int, "shuffle seed"),
+        Param("shuffle", False, bool, "shuffle the rows"),
+        Param("system_prompt", GSM8K_SYSTEM_PROMPT, str, "system message put before each question"),
+        Param("path", None, str, "a local parquet/jsonl/csv file with question and answer columns instead of the hub"),
+    ),
+)
+
+ARITHMETIC = DatasetSpec(
+    "arithmetic",
+    "Generated arithmetic questions and word problems with exact integer answers (offline, seeded)",
+    load=_load_arithmetic,
+    columns=("prompt", "answer"),
+    params=(
+        Param("split", "train", str, "train or test (different questions for the same seed)", SPLITS),
+        Param("size", 1000, int, "number of questions"),
+        Param("seed", 0, int, "generator seed: the same seed gives the same questions"),
+        Param("difficulty", "easy", str, "easy: one + or - up to 20; medium: + - x / up to 100; hard: multi-step", DIFFICULTIES),
+        Param("system_prompt", ARITHMETIC_SYSTEM_PROMPT, str, "system message put before each question"),
+    ),
+)
+
+
+@hookimpl
+def register_rewards(register):
+    register(SPEC)
+
+
+@hookimpl
+def register_datasets(register):
+    register(GSM8K)
+    register(ARITHMETIC)

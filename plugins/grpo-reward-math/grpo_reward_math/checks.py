@@ -1,0 +1,130 @@
+"""What the property checks draw for ``math``: gold answers, right-versus-wrong pairs, gold completions.
+
+Only called by the checks, so hypothesis is imported inside each function.
+"""
+
+from __future__ import annotations
+
+# (gold, an equivalent way to write it, a different value) for answers only math-verify can judge.
+SYMBOLIC_CASES = (
+    ("\\frac{1}{2}", "0.5", "\\frac{1}{3}"),
+    ("\\frac{\\sqrt{2}}{2}", "\\sqrt{2}/2", "\\sqrt{2}"),
+    ("(1, 2]", "(1,2]", "[1, 2]"),
+    ("\\{1, 2, 3\\}", "\\{3, 2, 1\\}", "\\{1, 2\\}"),
+    ("x^2 + 2x + 1", "(x+1)^2", "(x-1)^2"),
+    ("\\pi", "\\pi", "3"),
+    ("2\\sqrt{3}", "\\sqrt{12}", "3\\sqrt{2}"),
+    ("\\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix}", "\\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix}", "\\begin{pmatrix} 2 \\\\ 1 \\end{pmatrix}"),
+)
+
+# Reasoning text around an answer: letters and punctuation only, so it holds no number, tag or LaTeX.
+_FILLER_ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ ,.!?'\n"
+
+
+def format_answer(answer: str, params: dict) -> str:
+    """``answer`` written where the reward reads it under ``params`` (tag, box or final number)."""
+    extract = params.get("extract", "auto")
+    if extract == "boxed":
+        return f"The final answer is $\\boxed{{{answer}}}$."
+    if extract == "last-number":
+        return f"The answer is {answer}"
+    tag = params.get("tag") or "answer"
+    return f"<{tag}>{answer}</{tag}>"
+
+
+def _plain_answers():
+    """Gold answers in the plain forms the fast path reads, paired with the value they stand for."""
+    from fractions import Fraction
+
+    from hypothesis import strategies as st
+
+    integers = st.integers(min_value=-(10**12), max_value=10**12)
+    plain = integers.map(lambda n: (str(n), Fraction(n)))
+    grouped = st.integers(min_value=1000, max_value=10**9).map(lambda n: (f"{n:,}", Fraction(n)))
+    decimals = st.tuples(integers, st.integers(1, 3)).map(
+        lambda t: (_decimal_text(t[0], t[1]), Fraction(t[0], 10 ** t[1]))
+    )
+    fractions = st.tuples(st.integers(-99, 99), st.integers(2, 99)).map(
+        lambda t: (f"{t[0]}/{t[1]}", Fraction(t[0], t[1]))
+    )
+    money = st.integers(0, 10**6).map(lambda n: (f"${n}", Fraction(n)))
+    return st.one_of(plain, grouped, decimals, fractions, money)
+
+
+def _decimal_text(units: int, places: int) -> str:
+    sign = "-" if units < 0 else ""
+    digits = str(abs(units)).rjust(places + 1, "0")
+    return f"{sign}{digits[:-places]}.{digits[-places:]}"
+
+
+def rows(params: dict):
+    """Valid rows for ``math``: ``{"answer": gold}`` with plain numbers and LaTeX answers."""
+    from hypothesis import strategies as st
+
+    symbolic = st.sampled_from([case[0] for case in SYMBOLIC_CASES])
+    return st.one_of(_plain_answers().map(lambda pair: pair[0]), symbolic).map(lambda gold: {"answer": gold})
+
+
+def gold(columns: dict, params: dict) -> str | None:
+    """A completion stating the gold answer where the reward reads it."""
+    from grpo_reward_math.reward import read_gold
+
+    answer = columns.get("answer")
+    parsed = read_gold(answer)
+    if parsed is None:
+        return None
+    text = str(answer).strip()
+    if "####" in text:
+        text = text.rsplit("####", 1)[1].strip()
+    if params.get("extract") == "last-number" and isinstance(parsed, str):
+        return None  # a LaTeX answer has no "last number" form
+    return format_answer(text, params)
+
+
+def _cases():
+    """(gold, a right answer, a wrong answer) as strings."""
+    from hypothesis import strategies as st
+
+    def plain_case(draw_pair):
+        (gold_text, value), offset = draw_pair
+        wrong = value + offset
+        wrong_text = str(wrong.numerator) if wrong.denominator == 1 else f"{wrong.numerator}/{wrong.denominator}"
+        return gold_text, gold_text, wrong_text
+
+    nonzero = st.integers(-50, 50).filter(lambda n: n != 0)
+    plain = st.tuples(_plain_answers(), nonzero).map(plain_case)
+    symbolic = st.sampled_from(SYMBOLIC_CASES)
+    return st.one_of(plain, plain, symbolic)
+
+
+def right_beats_wrong(params: dict):
+    """Pairs (right answer, wrong answer) in the reward's format, after the same reasoning text."""
+    from hypothesis import strategies as st
+
+    def pair(drawn):
+        (gold_text, right, wrong), filler, use_equivalent = drawn
+        if params.get("extract") == "last-number" and "\\" in gold_text + right + wrong:
+            right, wrong, gold_text = "7", "8", "7"
+        right_text = right if use_equivalent else gold_text
+        return (
+            f"{filler}\n{format_answer(right_text, params)}",
+            f"{filler}\n{format_answer(wrong, params)}",
+            {"answer": gold_text},
+        )
+
+    filler = st.text(alphabet=_FILLER_ALPHABET, max_size=80)
+    return st.tuples(_cases(), filler, st.booleans()).map(pair)
+
+
+def right_beats_absent(params: dict):
+    """Pairs (right answer, no answer at all): the same reasoning text, with and without the answer."""
+    from hypothesis import strategies as st
+
+    def pair(drawn):
+        (gold_text, right, _), filler = drawn
+        if params.get("extract") == "last-number" and "\\" in gold_text + right:
+            right, gold_text = "7", "7"
+        return f"{filler}\n{format_answer(right, params)}", filler, {"answer": gold_text}
+
+    filler = st.text(alphabet=_FILLER_ALPHABET, max_size=80)
+    return st.tuples(_cases(), filler).map(pair)

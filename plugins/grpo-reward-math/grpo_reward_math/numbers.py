@@ -1,0 +1,233 @@
+"""The numeric fast path: plain numbers read and compared in-process, with no symbolic library.
+
+A number is kept as its canonical digits and power of ten (``1,234.50`` is ``12345 x 10^-1``),
+so equality of any two decimals, however long, needs no big-integer arithmetic; exact
+fractions (``Fraction``) are only built when both sides are small enough to be cheap.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+# Past these sizes a number is compared by its canonical digits only, never turned into an int.
+MAX_EXACT_DIGITS = 300
+MAX_EXACT_EXPONENT = 300
+# A written exponent longer than this is not read as a number at all ("1e" followed by a novel).
+MAX_EXPONENT_CHARS = 9
+# As math-verify does, a decimal matches a value that agrees with it to this many places (0.333333 = 1/3).
+ROUND_PLACES = 6
+
+CURRENCY = "$€£¥₹₩₽"
+_UNSIGNED = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?"
+
+# A whole answer span that is a plain number: sign, currency, digits, optional /denominator,
+# percent, and trailing unit words (after a space, or two or more letters, or a currency sign).
+_PLAIN = re.compile(
+    rf"""
+    (?P<sign1>[-+])?\s*
+    (?P<currency>[{CURRENCY}])?\s*
+    (?P<sign2>[-+])?\s*
+    (?P<number>{_UNSIGNED})
+    (?:\s*/\s*(?P<den_sign>[-+])?(?P<denominator>{_UNSIGNED}))?
+    (?P<percent>\s*(?:%|percent\b|per\ cent\b))?
+    (?P<unit>\s+[^\W\d_][^\d=+*^<>/]{{0,40}}|[^\W\d_]{{2}}[^\d=+*^<>/]{{0,40}}|\s*[{CURRENCY}°][^\d=+*^<>/]{{0,40}})?
+    """,
+    re.VERBOSE,
+)
+
+# A number inside prose: not glued to a preceding letter, digit or dot ("x2", "v1.5" are not numbers).
+NUMBER_TOKEN = re.compile(
+    rf"""
+    (?<![\w.])
+    (?P<sign1>-)?
+    (?P<currency>[{CURRENCY}])?
+    (?P<sign2>-)?
+    (?P<number>(?:\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?|\.\d+)
+    (?:/(?P<denominator>\d+)(?![\d.,]\d))?
+    (?P<percent>\s?%)?
+    """,
+    re.VERBOSE,
+)
+
+# LaTeX decorations a plain number may carry inside \boxed{} or an answer tag.
+_LATEX_FRACTION = re.compile(
+    r"\\[dt]?frac\s*\{\s*([-+]?\s*[\d.,]+)\s*\}\s*\{\s*([-+]?\s*[\d.,]+)\s*\}|\\[dt]?frac\s*(\d)\s*(\d)"
+)
+_LATEX_TEXT = re.compile(r"\\(?:text|textbf|textrm|mathrm|mathbf|mbox|operatorname)\s*\{([^{}\\]*)\}")
+_LATEX_SPACES = re.compile(r"\\[,;:! ]|\\q?quad\b|~")
+_DEGREES = re.compile(r"\^\s*\{?\s*\\circ\s*\}?|\\degree\b")
+_DELIMITERS = (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"))
+
+
+@dataclass(frozen=True)
+class Number:
+    """A plain number: an exact ``key`` for equality, a ``value`` when it is small, and how it was written."""
+
+    key: tuple
+    value: Fraction | None
+    approximate: bool  # written with a decimal point or an exponent: matches to ROUND_PLACES places
+    percent: bool = False
+
+    def variants(self) -> list[Number]:
+        """The values this number may stand for: ``50%`` is 50 or 0.5 (as math-verify reads it)."""
+        if not self.percent:
+            return [self]
+        bare = Number(self.key, self.value, self.approximate)
+        return [bare, _scaled(bare, -2)]
+
+    def latex(self) -> str:
+        """The number written for math-verify (no thousands separators, ``\\frac`` for fractions)."""
+        if self.key[0] == "decimal":
+            _, negative, digits, exponent = self.key
+            text = _decimal_text(digits, exponent)
+        elif self.key[0] == "fraction":
+            _, numerator, denominator = self.key
+            negative = numerator < 0
+            text = f"\\frac{{{abs(numerator)}}}{{{denominator}}}" if denominator != 1 else str(abs(numerator))
+        else:
+            return ""
+        text = ("-" if negative and text != "0" else "") + text
+        return text + ("\\%" if self.percent else "")
+
+
+def _decimal_text(digits: str, exponent: int) -> str:
+    if not digits:
+        return "0"
+    if abs(exponent) > MAX_EXACT_EXPONENT:
+        return f"{digits}e{exponent}"
+    if exponent >= 0:
+        return digits + "0" * exponent
+    if -exponent >= len(digits):
+        return "0." + "0" * (-exponent - len(digits)) + digits
+    return digits[:exponent] + "." + digits[exponent:]
+
+
+def _scaled(number: Number, power: int) -> Number:
+    """``number`` times ``10**power``."""
+    value = number.value * Fraction(10) ** power if number.value is not None else None
+    if number.key[0] == "decimal":
+        _, negative, digits, exponent = number.key
+        key = ("decimal", negative, digits, exponent + power if digits else 0)
+    elif value is not None:
+        key = ("fraction", value.numerator, value.denominator)
+    else:
+        key = number.key + (power,)
+    return Number(key, value, True)
+
+
+def _decimal(text: str, negative: bool) -> Number | None:
+    """Canonical form of an unsigned decimal such as ``1,234.50`` or ``1e3``; None if unreadable."""
+    text = text.replace(",", "")
+    mantissa, _, exponent_text = text.lower().partition("e")
+    if len(exponent_text.lstrip("+-")) > MAX_EXPONENT_CHARS:
+        return None
+    exponent = int(exponent_text) if exponent_text else 0
+    whole, _, fraction = mantissa.partition(".")
+    digits = (whole + fraction).lstrip("0")
+    exponent -= len(fraction)
+    stripped = digits.rstrip("0")
+    exponent += len(digits) - len(stripped)
+    digits = stripped
+    approximate = bool(fraction) or bool(exponent_text)
+    if not digits:
+        return Number(("decimal", False, "", 0), Fraction(0), approximate)
+    value = None
+    if len(digits) <= MAX_EXACT_DIGITS and abs(exponent) <= MAX_EXACT_EXPONENT:
+        value = Fraction(int(digits)) * Fraction(10) ** exponent
+        if negative:
+            value = -value
+    return Number(("decimal", negative, digits, exponent), value, approximate)
+
+
+def _build(groups: dict) -> Number | None:
+    if groups.get("sign1") and groups.get("sign2"):
+        return None
+    negative = "-" in ((groups.get("sign1") or "") + (groups.get("sign2") or ""))
+    number = _decimal(groups["number"], negative)
+    if number is None:
+        return None
+    percent = bool(groups.get("percent"))
+    denominator_text = groups.get("denominator")
+    if denominator_text:
+        denominator = _decimal(denominator_text, groups.get("den_sign") == "-")
+        if denominator is None or number.value is None or denominator.value in (None, 0):
+            return None
+        value = number.value / denominator.value
+        approximate = number.approximate or denominator.approximate
+        return Number(("fraction", value.numerator, value.denominator), value, approximate, percent)
+    return Number(number.key, number.value, number.approximate, percent)
+
+
+def normalize_latex_number(text: str) -> str | None:
+    """Strip the LaTeX a plain number may carry (``\\$5``, ``\\frac{3}{4}``, ``5\\%``, ``\\text{ cm}``).
+
+    Returns None when other LaTeX remains, so the span goes to the symbolic tier.
+    """
+    text = text.strip()
+    for start, end in _DELIMITERS:
+        if len(text) > len(start) + len(end) and text.startswith(start) and text.endswith(end):
+            text = text[len(start) : -len(end)].strip()
+            break
+    if "\\" not in text and "{" not in text and "^" not in text:
+        return text
+    text = text.replace("\\$", "$").replace("\\%", "%").replace("{,}", ",").replace("\\left", "").replace("\\right", "")
+    text = _DEGREES.sub("°", text)
+    text = _LATEX_SPACES.sub(" ", text)
+    text = _LATEX_TEXT.sub(lambda m: " " + m.group(1), text)
+    text = _LATEX_FRACTION.sub(
+        lambda m: f"({m.group(1)})/({m.group(2)})" if m.group(1) is not None else f"{m.group(3)}/{m.group(4)}",
+        text,
+    )
+    # A fraction written with one minus outside: -\frac{3}{4} became -(3)/(4).
+    text = re.sub(r"\(\s*([-+]?)\s*([\d.,]+)\s*\)", r"\1\2", text)
+    if "\\" in text or "{" in text or "}" in text or "^" in text:
+        return None
+    return text
+
+
+def parse_plain_number(text: str, units: bool = True) -> Number | None:
+    """The number a whole answer span states, or None if the span is not a plain number.
+
+    Reads integers, decimals, signs, ``3/4``, ``1,234``, ``$5``, ``50%``, ``1e3``, trailing
+    periods and (with ``units``) trailing unit words such as ``12 apples.``.
+    """
+    text = normalize_latex_number(text.replace("\u2212", "-").replace("\u00a0", " ").replace("\u202f", " "))
+    if text is None:
+        return None
+    text = text.strip().rstrip(".!;").strip()
+    match = _PLAIN.fullmatch(text)
+    if match is None:
+        return None
+    if match.group("unit") and not units:
+        return None
+    return _build(match.groupdict())
+
+
+def parse_number_token(match: re.Match) -> Number | None:
+    """The Number for a NUMBER_TOKEN match."""
+    return _build(match.groupdict())
+
+
+def same_number(gold: Number, prediction: Number) -> bool:
+    """Whether two numbers are equal: exactly, or to ROUND_PLACES places when either is a decimal."""
+    for g in gold.variants():
+        for p in prediction.variants():
+            if _equal(g, p):
+                return True
+    return False
+
+
+def _equal(a: Number, b: Number) -> bool:
+    if a.key[0] == "unreadable" or b.key[0] == "unreadable":
+        return False
+    if a.key == b.key:
+        return True
+    if a.value is None or b.value is None:
+        return False
+    if a.value == b.value:
+        return True
+    if a.approximate or b.approximate:
+        return round(a.value, ROUND_PLACES) == round(b.value, ROUND_PLACES)
+    return False

@@ -1,0 +1,160 @@
+"""The ``math`` reward: 1.0 when the completion's final answer equals the gold answer, else 0.0.
+
+Two tiers. Plain numbers (the gold answer and the prediction both) are compared in-process
+by grpo_reward_math.numbers. Everything else (LaTeX, expressions, sets, intervals, matrices)
+goes to math-verify in grpo_core's worker pool, all the batch's items at once, each under a
+hard deadline that holds from any thread.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from grpo_core.rewards import completion_text
+
+from grpo_reward_math.extract import has_markup, last_boxed, last_number, prose_number, tag_content
+from grpo_reward_math.numbers import Number, parse_plain_number, same_number
+from grpo_reward_math.symbolic import MAX_TEXT
+
+EXTRACT_MODES = ("auto", "answer-tag", "boxed", "last-number")
+MAX_SPAN = 10_000  # a tag or box longer than this that is not a plain number is not an answer
+
+
+@dataclass(frozen=True)
+class _Symbolic:
+    """A prediction only math-verify can judge: a cut-out ``span`` or a whole ``text``."""
+
+    kind: str
+    payload: str
+
+
+def read_gold(raw) -> Number | str | None:
+    """The gold answer as a plain Number, as text for math-verify, or None when there is none.
+
+    A gsm8k-style solution is reduced to what follows its last ``####``.
+    """
+    if raw is None or isinstance(raw, bool):
+        return None
+    if isinstance(raw, float) and raw != raw:  # NaN: a missing value in a pandas-made column
+        return None
+    text = str(raw).strip()
+    if "####" in text:
+        text = text.rsplit("####", 1)[1].strip()
+    if not text:
+        return None
+    number = parse_plain_number(text)
+    return number if number is not None else text
+
+
+def find_answer(text: str, extract: str = "auto", tag: str = "answer"):
+    """Where the prediction is: ``("span", str)``, ``("number", Number | None)``, ``("text", str)`` or None.
+
+    ``auto`` tries the ``<tag>`` first, then the last ``\\boxed{}``, then the whole text.
+    """
+    if extract in ("auto", "answer-tag"):
+        span = tag_content(text, tag)
+        if span is not None:
+            return "span", span
+        if extract == "answer-tag":
+            return None
+    if extract in ("auto", "boxed"):
+        span = last_boxed(text)
+        if span is not None:
+            return "span", span
+        if extract == "boxed":
+            return None
+    if extract == "last-number":
+        return "number", last_number(text)
+    return "text", text
+
+
+def judge_fast(gold: Number | str, candidate) -> float | _Symbolic:
+    """The score when the fast path can decide it, else what to send to the symbolic tier."""
+    if candidate is None:
+        return 0.0
+    kind, value = candidate
+    if kind == "number":
+        if value is None:
+            return 0.0
+        if isinstance(gold, Number):
+            return float(same_number(gold, value))
+        return _Symbolic("span", value.latex())
+    if kind == "span":
+        if not value.strip():
+            return 0.0
+        if isinstance(gold, Number):
+            number = parse_plain_number(value)
+            if number is not None:
+                return float(same_number(gold, number))
+        if len(value) > MAX_SPAN:
+            return 0.0
+        return _Symbolic("span", value)
+    # A whole text: plain prose against a numeric gold is read in-process (anchored or last number),
+    # which is what math-verify's expression extraction finds in text without LaTeX.
+    if isinstance(gold, Number) and not has_markup(value):
+        number = prose_number(value)
+        return 0.0 if number is None else float(same_number(gold, number))
+    return _Symbolic("text", value[-MAX_TEXT:])
+
+
+def math_reward(completions, answer, *, answer_column="answer", extract="auto", tag="answer", timeout=5.0):
+    """Score a batch: 1.0 correct, 0.0 wrong or missing, None where the gold answer cannot be read.
+
+    ``completions`` are texts (or TRL completions); ``answer`` holds the gold answers, one per
+    completion. A prediction that math-verify cannot judge within ``timeout`` seconds scores 0.0;
+    an item whose judging fails outright scores None. Never raises on odd input.
+    """
+    completions = list(completions)
+    answers = list(answer)
+    scores: list[float | None] = [None] * len(completions)
+    golds: dict[str, Number | str | None] = {}
+    waiting: list[tuple[int, Number | str, _Symbolic]] = []
+    for index, (completion, raw_gold) in enumerate(zip(completions, answers)):
+        try:
+            key = raw_gold if isinstance(raw_gold, str) else repr(raw_gold)
+            if key not in golds:
+                golds[key] = read_gold(raw_gold)
+            gold = golds[key]
+            if gold is None:
+                continue
+            outcome = judge_fast(gold, find_answer(completion_text(completion), extract, tag))
+        except Exception:  # one bad item must not cost the batch
+            continue
+        if isinstance(outcome, _Symbolic):
+            waiting.append((index, gold, outcome))
+        else:
+            scores[index] = outcome
+    if waiting:
+        _judge_symbolic(waiting, scores, timeout)
+    return scores
+
+
+def _judge_symbolic(waiting, scores, timeout) -> None:
+    from grpo_core.timeout import TIMEOUT, Failure, get_pool
+
+    from grpo_reward_math.symbolic import gold_parses, judge
+
+    pool = get_pool()
+    # Gold answers first, so that a gold math-verify cannot read gives None rather than 0.0.
+    symbolic_golds = sorted({gold for _, gold, _ in waiting if isinstance(gold, str)})
+    readable = set()
+    if symbolic_golds:
+        results = pool.map(gold_parses, [((gold,), {}) for gold in symbolic_golds], timeout)
+        readable = {gold for gold, ok in zip(symbolic_golds, results) if ok is True}
+    calls, targets = [], []
+    for index, gold, item in waiting:
+        if isinstance(gold, str) and gold not in readable:
+            scores[index] = None
+            continue
+        gold_text = gold if isinstance(gold, str) else gold.latex()
+        calls.append(((gold_text, item.kind, item.payload), {}))
+        targets.append(index)
+    if not calls:
+        return
+    for index, result in zip(targets, pool.map(judge, calls, timeout)):
+        if result is TIMEOUT:
+            scores[index] = 0.0
+        elif isinstance(result, Failure) or result not in (None, 0.0, 1.0):
+            scores[index] = None
+        else:
+            scores[index] = result

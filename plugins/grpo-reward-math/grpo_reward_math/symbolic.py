@@ -1,0 +1,75 @@
+"""The symbolic tier: math-verify parsing and equivalence, run in grpo_core's worker processes.
+
+These functions are sent to ``grpo_core.timeout.get_pool()``, which kills a worker that misses
+its deadline, so they call math-verify with its own signal-based timeouts switched off.
+Model text only reaches math-verify's LaTeX parser and its number-and-operator expression
+regex; nothing here evaluates text as Python.
+"""
+
+from __future__ import annotations
+
+MAX_TEXT = 10_000  # only the end of a long completion, where the answer is, goes to math-verify
+
+_math_verify = None
+
+
+def _load():
+    global _math_verify
+    if _math_verify is None:
+        import logging
+
+        # Timeouts are the pool's job; math-verify would otherwise warn on every call without them.
+        for name in ("math_verify", "latex2sympy2_extended"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
+        import math_verify
+
+        _math_verify = math_verify
+    return _math_verify
+
+
+def _has_delimiters(text: str) -> bool:
+    return "$" in text or "\\(" in text or "\\[" in text or "\\boxed" in text
+
+
+def parse_expression(text: str) -> list:
+    """math-verify's reading of an answer (a gold answer or the content of a tag or box).
+
+    Bare LaTeX such as ``\\sqrt{2}/2`` or ``(1, 2]`` is read as inline math first, then as plain text.
+    """
+    mv = _load()
+    text = text.strip()
+    if not text:
+        return []
+    if _has_delimiters(text):
+        return mv.parse(text, parsing_timeout=None)
+    return mv.parse(f"${text}$", parsing_timeout=None) or mv.parse(text, parsing_timeout=None)
+
+
+def gold_parses(gold: str) -> bool:
+    """Whether math-verify can read the gold answer at all."""
+    return bool(parse_expression(gold))
+
+
+def judge(gold: str, kind: str, payload: str) -> float | None:
+    """1.0 if the prediction is equivalent to the gold answer, 0.0 if not, None if the gold is unreadable.
+
+    ``kind`` is ``span`` (an answer already cut out of the completion) or ``text`` (a whole
+    completion: math-verify's own extraction, then the last number).
+    """
+    mv = _load()
+    gold_parsed = parse_expression(gold)
+    if not gold_parsed:
+        return None
+    if kind == "span":
+        predicted = parse_expression(payload)
+    else:
+        tail = payload[-MAX_TEXT:]
+        predicted = mv.parse(tail, parsing_timeout=None)
+        if not predicted:
+            from grpo_reward_math.extract import last_number
+
+            number = last_number(tail)
+            predicted = parse_expression(number.latex()) if number is not None else []
+    if not predicted:
+        return 0.0
+    return 1.0 if mv.verify(gold_parsed, predicted, timeout_seconds=None) else 0.0
