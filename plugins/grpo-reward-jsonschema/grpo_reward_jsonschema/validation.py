@@ -33,7 +33,7 @@ def validator_for_text(text: str, formats: bool = False, source: str = "the sche
     return validator
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=4096)
 def _compile(text: str, formats: bool):
     from jsonschema import exceptions, validators
 

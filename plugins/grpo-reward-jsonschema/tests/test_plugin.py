@@ -1,0 +1,112 @@
+import json
+import subprocess
+import sys
+
+import pytest
+
+import grpo_core
+from grpo_core import RewardError, UsageError
+
+VALID = '{"name": "Ada", "age": 36, "email": "ada@example.org"}'
+MISSING_EMAIL = '{"name": "Ada", "age": 36}'
+PROSE = "I do not know."
+
+
+def conversational(text):
+    return [{"role": "assistant", "content": text}]
+
+
+def test_both_completion_shapes_give_the_same_scores(registry, person_schema):
+    (reward,) = grpo_core.load_rewards(["json-schema"])
+    assert reward.__name__ == "json-schema"
+    texts = [VALID, MISSING_EMAIL, PROSE, f"```json\n{VALID}\n```"]
+    schemas = [person_schema] * len(texts)
+    plain = reward(prompts=["p"] * 4, completions=texts, schema=schemas)
+    chat = reward(prompts=[[{"role": "user", "content": "p"}]] * 4,
+                  completions=[conversational(t) for t in texts], schema=schemas)
+    assert plain == chat == [1.0, 0.5, 0.0, 1.0]
+
+
+def test_schema_column_can_be_renamed(registry, person_schema):
+    (reward,) = grpo_core.load_rewards(["json-schema"], {"json-schema": {"schema_column": "answer_schema"}})
+    assert reward.columns == {"schema": "answer_schema"}
+    assert reward(prompts=["p"], completions=[VALID], answer_schema=[person_schema]) == [1.0]
+    with pytest.raises(RewardError, match="answer_schema"):
+        reward(prompts=["p"], completions=[VALID], schema=[person_schema])
+
+
+def test_schema_file_needs_no_column(registry, tmp_path, person_schema):
+    path = tmp_path / "person.schema.json"
+    path.write_text(person_schema)
+    (reward,) = grpo_core.load_rewards(["json-schema"], {"json-schema": {"schema": str(path)}})
+    assert reward.columns == {}
+    scores = reward(prompts=["p"] * 3, completions=[VALID, conversational(MISSING_EMAIL), PROSE])
+    assert scores == [1.0, 0.5, 0.0]
+
+
+def test_bad_schema_file_fails_at_load_time(registry, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"type": "objekt"}')
+    with pytest.raises(UsageError) as error:
+        grpo_core.load_rewards(["json-schema"], {"json-schema": {"schema": str(bad)}})
+    assert "json-schema" in str(error.value) and "bad.json" in str(error.value)
+    assert "not a valid JSON Schema" in str(error.value)
+    with pytest.raises(UsageError, match="does not exist"):
+        grpo_core.load_rewards(["json-schema"], {"json-schema": {"schema": str(tmp_path / "missing.json")}})
+    not_json = tmp_path / "notjson.json"
+    not_json.write_text("type: object")
+    with pytest.raises(UsageError, match="not valid JSON"):
+        grpo_core.load_rewards(["json-schema"], {"json-schema": {"schema": str(not_json)}})
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        ({"extract": "regex"}, "extract"),
+        ({"partial": 1.0}, "partial"),
+        ({"partial": -0.1}, "partial"),
+        ({"max_depth": 0}, "max_depth"),
+        ({"max_chars": 0}, "max_chars"),
+    ],
+)
+def test_bad_parameters_fail_at_load_time(registry, args, words):
+    with pytest.raises(UsageError, match=words):
+        grpo_core.load_rewards(["json-schema"], {"json-schema": args})
+
+
+def test_bad_column_schema_on_a_whole_batch_names_plugin_and_schema(registry):
+    (reward,) = grpo_core.load_rewards(["json-schema"])
+    with pytest.raises(RewardError) as error:
+        reward(prompts=["p"] * 2, completions=[VALID, VALID], schema=['{"type": "objekt"}'] * 2)
+    message = str(error.value)
+    assert "json-schema" in message and "objekt" in message and "not a valid JSON Schema" in message
+
+
+def test_one_bad_row_gives_none_for_its_completions_only(registry, person_schema):
+    (reward,) = grpo_core.load_rewards(["json-schema"])
+    scores = reward(prompts=["p"] * 2, completions=[VALID, VALID], schema=[person_schema, "{oops"])
+    assert scores == [1.0, None]
+
+
+def test_importing_the_plugin_is_cheap():
+    code = (
+        "import sys, grpo_reward_jsonschema; "
+        "heavy = [m for m in ('jsonschema', 'referencing', 'hypothesis', 'datasets', 'torch', 'transformers', "
+        "'sympy', 'math_verify') if m in sys.modules]; print(','.join(heavy))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == ""
+
+
+def test_registered_through_the_entry_point_hooks(registry):
+    spec = registry.reward("json-schema")
+    assert spec.bounds == (0.0, 1.0)
+    assert spec.distribution == "grpo-reward-jsonschema"
+    assert registry.dataset("json-extraction").distribution == "grpo-reward-jsonschema"
+
+
+def test_entry_point_is_declared():
+    from importlib import metadata
+
+    points = [ep for ep in metadata.entry_points(group="grpo") if ep.value == "grpo_reward_jsonschema"]
+    assert [ep.name for ep in points] == ["json-schema"]
