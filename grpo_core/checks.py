@@ -1,0 +1,1104 @@
+"""Property-based checks of rewards, run through the same adapter TRL calls.
+
+``run_checks`` drives hypothesis over every reward: generic properties (one float or None per
+completion, finite and inside the declared bounds, deterministic, independent of the rest of the
+batch, the same score in both completion shapes, no crash on hostile text, within a time budget)
+and the directions and gold completions each plugin declares. ``preflight`` is the quick version
+the training command runs on the selected rewards and real dataset rows before loading a model.
+
+This module is imported by worker processes, so hypothesis is only imported inside functions.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import json
+import math
+import pickle
+import random
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from grpo_core.rewards import Reward, RewardSpec
+
+DEFAULT_MAX_EXAMPLES = 40
+PREFLIGHT_MAX_EXAMPLES = 8
+DEFAULT_ITEM_TIMEOUT_S = 2.0
+MAX_PARAM_VARIANTS = 12
+
+PASS, FAIL, SKIP = "pass", "fail", "skip"
+
+# Generic properties, in the order they run, with the sentence each one promises.
+PROPERTIES = {
+    "output": "returns one float or None per completion",
+    "bounds": "every score is finite and inside the declared bounds {bounds}",
+    "gold": "a gold completion formatted from a row scores the top bound",
+    "direction": "{description}",
+    "deterministic": "the same input gives the same score",
+    "batch-independent": "a completion's score does not depend on the other completions in its batch",
+    "shapes": "plain strings and chat messages give the same score",
+    "hostile": "hostile text (empty, 1 MB, control characters, surrogates, unbalanced tags, deep JSON, LaTeX bombs) never crashes it",
+    "time": "each completion is scored within {seconds:g} s",
+}
+
+
+@dataclass
+class PropertyResult:
+    """The outcome of one property on one reward: ``status`` is pass, fail or skip."""
+
+    reward: str
+    property: str
+    status: str
+    message: str = ""
+    counterexample: dict | None = None
+    examples: int = 0
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict:
+        return {
+            "reward": self.reward,
+            "property": self.property,
+            "status": self.status,
+            "message": self.message,
+            "counterexample": _json_safe(self.counterexample),
+            "examples": self.examples,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+@dataclass
+class CheckReport:
+    """Every property's result for every reward checked; ``ok`` when none failed."""
+
+    results: list[PropertyResult] = field(default_factory=list)
+    seed: int | None = None
+    seconds: float = 0.0
+    params: dict[str, dict] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+    @property
+    def failures(self) -> list[PropertyResult]:
+        return [r for r in self.results if r.status == FAIL]
+
+    @property
+    def rewards(self) -> list[str]:
+        return list(dict.fromkeys(r.reward for r in self.results))
+
+    def result(self, reward: str, prop: str) -> PropertyResult | None:
+        """The result of property ``prop`` (e.g. ``bounds``, ``direction: ...``) for ``reward``."""
+        for r in self.results:
+            if r.reward == reward and r.property == prop:
+                return r
+        return None
+
+    def failed(self, reward: str) -> list[str]:
+        """Names of the properties ``reward`` failed."""
+        return [r.property for r in self.results if r.reward == reward and r.status == FAIL]
+
+    def to_dict(self) -> dict:
+        return {
+            "ok": self.ok,
+            "seed": self.seed,
+            "seconds": round(self.seconds, 3),
+            "params": _json_safe(self.params),
+            "results": [r.to_dict() for r in self.results],
+        }
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent)
+
+
+def run_checks(
+    rewards: list[Reward],
+    max_examples: int = DEFAULT_MAX_EXAMPLES,
+    seed: int | None = None,
+    rows: list[dict] | None = None,
+    budget_s: float | None = None,
+    vary_params: bool = True,
+    item_timeout_s: float = DEFAULT_ITEM_TIMEOUT_S,
+) -> CheckReport:
+    """Run every property on every reward and collect the results.
+
+    ``rewards`` are bound rewards as ``load_rewards`` returns them. ``rows`` are real dataset rows
+    (dicts of the dataset's columns); without them, columns come from each reward's ``rows``
+    strategy, or are drawn as text. ``budget_s`` caps the whole run: the time is shared out between
+    rewards and properties, and a property that runs out of time passes on the examples it ran.
+    ``vary_params`` also draws parameter values other than the bound ones (choices, booleans,
+    numbers halved and doubled). ``seed`` makes the run reproducible; without one a seed is
+    drawn and recorded in the report.
+    """
+    start = time.monotonic()
+    seed = random.randrange(2**32) if seed is None else seed
+    end = start + budget_s if budget_s is not None else math.inf
+    report = CheckReport(seed=seed)
+    rows = list(rows) if rows else None
+    for index, reward in enumerate(rewards):
+        now = time.monotonic()
+        reward_deadline = now + (end - now) / (len(rewards) - index)
+        check = _RewardCheck(reward, max_examples, seed, rows, vary_params, item_timeout_s)
+        report.params[reward.spec.name] = dict(reward.params)
+        try:
+            report.results.extend(check.run(reward_deadline))
+        finally:
+            check.close()
+    report.seconds = time.monotonic() - start
+    return report
+
+
+def preflight(rewards: list[Reward], rows: list[dict] | None, budget_s: float = 10.0, seed: int = 0) -> CheckReport:
+    """The quick check training runs first: the selected rewards and parameters on real dataset rows.
+
+    About ``budget_s`` seconds for all rewards together; stop training when ``not report.ok``.
+    """
+    return run_checks(
+        rewards,
+        max_examples=PREFLIGHT_MAX_EXAMPLES,
+        seed=seed,
+        rows=rows,
+        budget_s=budget_s,
+        vary_params=False,
+    )
+
+
+# --- calling a reward ------------------------------------------------------------------------
+
+
+class _Violation(Exception):
+    """A property does not hold for this example (hypothesis shrinks it)."""
+
+    def __init__(self, message: str, example: dict) -> None:
+        super().__init__(message)
+        self.message = message
+        self.example = example
+
+
+class _Hung(BaseException):
+    """A call missed its deadline. A BaseException, so hypothesis stops at once instead of shrinking."""
+
+    def __init__(self, seconds: float, example: dict | None = None, items: int = 1) -> None:
+        super().__init__(f"no result after {seconds:.1f} s")
+        self.seconds = seconds
+        self.example = example
+        self.items = items
+
+
+class _OutOfTime(BaseException):
+    """The property's share of the time budget is spent."""
+
+
+@dataclass
+class _Item:
+    text: str
+    columns: dict  # dataset column -> value
+    prompt: str = ""
+    label: str = ""  # how a hostile text was built
+
+
+@dataclass
+class _Outcome:
+    scores: list | None
+    errors: int
+    timeouts: int
+    raised: str | None
+
+
+@dataclass
+class _Problem:
+    kind: str  # "raised", "output" (wrong type or count) or "non-finite"
+    index: int | None
+    detail: str
+
+
+def _adapter_call(spec: RewardSpec, params: dict, kwargs: dict):
+    """Call the reward through its TRL adapter, as TRL does; runs in a worker process or a thread."""
+    metrics: dict[str, float] = {}
+
+    def log_metric(key, value):
+        metrics[key] = metrics.get(key, 0.0) + float(value)
+
+    try:
+        scores = Reward(spec, params)(**kwargs, log_metric=log_metric)
+    except Exception as error:
+        from grpo_core.errors import RewardError
+
+        return None, metrics, str(error) if isinstance(error, RewardError) else f"{type(error).__name__}: {error}"
+    return scores, metrics, None
+
+
+def _direct_call(func: Callable, batched: bool, args: tuple, kwargs: dict) -> tuple[str, str]:
+    """Call the plugin's function itself and say what is wrong with the result, if anything."""
+    try:
+        value = func(*args, **kwargs)
+    except Exception as error:
+        return "raised", f"{type(error).__name__}: {error}"
+    if not batched:
+        return _check_value(value)
+    try:
+        values = list(value)
+    except TypeError:
+        return "output", f"returned {_clip_repr(value)} ({type(value).__name__}), expected one float or None per completion"
+    n = len(args[0])
+    if len(values) != n:
+        return "output", f"returned {len(values)} value{'s' * (len(values) != 1)} for {n} completion{'s' * (n != 1)}"
+    for value in values:
+        kind, detail = _check_value(value)
+        if kind != "ok":
+            return kind, detail
+    return "ok", ""
+
+
+def _check_value(value) -> tuple[str, str]:
+    if value is None:
+        return "ok", ""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) and not hasattr(value, "__float__"):
+        return "output", f"returned {_clip_repr(value)} ({type(value).__name__}), expected a float or None"
+    try:
+        number = float(value)
+    except (TypeError, ValueError) as error:
+        return "output", f"returned {_clip_repr(value)}, which float() rejects: {error}"
+    if not math.isfinite(number):
+        return "non-finite", f"returned {number}"
+    return "ok", ""
+
+
+def _ping(spec: RewardSpec) -> bool:
+    return isinstance(spec, RewardSpec)
+
+
+def _watched(func: Callable, args: tuple, seconds: float):
+    """``func(*args)`` in a daemon thread; raise _Hung if it has not returned after ``seconds``."""
+    box: dict[str, Any] = {}
+
+    def target():
+        try:
+            box["value"] = func(*args)
+        except BaseException as error:  # handed to the caller
+            box["error"] = error
+
+    thread = threading.Thread(target=target, name="grpo-check-call", daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if thread.is_alive():
+        raise _Hung(seconds)
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+class _Executor:
+    """Runs calls to one reward under a deadline.
+
+    A reward without its own timeout runs in a worker process, which is killed when it misses
+    the deadline (a thread cannot be stopped, and a runaway regex holds the GIL). Rewards that
+    cannot be sent to a worker run in a daemon thread instead. A reward with a declared timeout
+    already runs its items in the adapter's worker pool, so its calls only need a thread.
+    """
+
+    def __init__(self, spec: RewardSpec) -> None:
+        self.spec = spec
+        self.mode = "thread" if spec.timeout is not None else "process"
+        self.pool = None
+
+    def portable(self, spec: RewardSpec) -> RewardSpec:
+        """The spec as sent to a worker: only the function and what the adapter reads."""
+        return dataclasses.replace(spec, directions=(), rows=None, gold=None, validate=None)
+
+    def run(self, func: Callable, args: tuple, seconds: float):
+        if self.mode == "process" and self._start():
+            from grpo_core.timeout import TIMEOUT, Failure
+
+            result = self.pool.map(func, [(args, {})], seconds)[0]
+            if result is TIMEOUT:
+                raise _Hung(seconds)
+            if not isinstance(result, Failure):
+                return result
+            if result.error == "worker process died":
+                return ("died", "the process scoring it died (out of memory, or a crash in native code)")
+            self.mode = "thread"  # the worker could not load the call; run it here instead
+        return _watched(func, args, seconds)
+
+    def _start(self) -> bool:
+        if self.pool is not None:
+            return True
+        from grpo_core.timeout import Failure, WorkerPool
+
+        try:
+            spec = self.portable(self.spec)
+            pickle.dumps((spec, _adapter_call))
+        except Exception:
+            self.mode = "thread"
+            return False
+        self.pool = WorkerPool(size=1)
+        ok = self.pool.map(_ping, [((spec,), {})], 60.0)[0]
+        if ok is not True or isinstance(ok, Failure):
+            self.close()
+            self.mode = "thread"
+            return False
+        return True
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+            self.pool = None
+
+
+# --- one reward under check ----------------------------------------------------------------
+
+
+class _RewardCheck:
+    def __init__(self, reward: Reward, max_examples: int, seed: int, rows, vary_params: bool, item_timeout_s: float):
+        self.reward = reward
+        self.spec = reward.spec
+        self.name = reward.spec.name
+        self.max_examples = max(1, int(max_examples))
+        self.seed = seed
+        self.rows = rows
+        self.item_timeout_s = item_timeout_s
+        self.executor = _Executor(self.spec)
+        self.variants = [reward] + (_param_variants(reward) if vary_params else [])
+        self._portable = [self.executor.portable(v.spec) for v in self.variants]
+        self._accepted = set(inspect.signature(self.spec.func).parameters)
+        self._strategies: dict = {}
+        self.timeouts = 0
+        self._output_ok = True  # hostile reports wrong types only when output has not already
+        self.lo, self.hi = (float(b) for b in self.spec.bounds)
+
+    def close(self) -> None:
+        self.executor.close()
+
+    # calling
+
+    def _parts(self, variant: Reward, items: list[_Item], shape: str) -> dict:
+        from grpo_core.testing import as_chat, token_ids
+
+        texts = [it.text for it in items]
+        if shape == "chat":
+            completions = [as_chat(t) for t in texts]
+            prompts = [as_chat(it.prompt, "user") for it in items]
+        else:
+            completions = list(texts)
+            prompts = [it.prompt for it in items]
+        columns = {source: [it.columns.get(source) for it in items] for source in set(variant.columns.values())}
+        return {"texts": texts, "completions": completions, "prompts": prompts,
+                "ids": [token_ids(t) for t in texts], "columns": columns}
+
+    def _seconds(self, n: int) -> float:
+        if self.spec.timeout is not None:  # the adapter enforces the reward's own limit, two items at a time
+            return (self.spec.timeout + 1.0) * math.ceil(max(n, 1) / 2) + 15.0
+        return self.item_timeout_s * max(n, 1) + 0.5
+
+    def call(self, vi: int, items: list[_Item], shape: str = "plain") -> _Outcome:
+        variant = self.variants[vi]
+        parts = self._parts(variant, items, shape)
+        kwargs = {"prompts": parts["prompts"], "completions": parts["completions"],
+                  "completion_ids": parts["ids"], "trainer_state": None}
+        for source, values in parts["columns"].items():
+            kwargs.setdefault(source, values)
+        seconds = self._seconds(len(items))
+        try:
+            result = self.executor.run(_adapter_call, (self._portable[vi], variant.params, kwargs), seconds)
+        except _Hung:
+            raise _Hung(seconds, self.example(vi, items, shape), len(items)) from None
+        if result[0] == "died":
+            return _Outcome(None, len(items), 0, result[1])
+        scores, metrics, raised = result
+        timeouts = int(metrics.get(f"rewards/{self.name}/timeouts", 0))
+        self.timeouts += timeouts
+        return _Outcome(scores, int(metrics.get(f"rewards/{self.name}/errors", 0)), timeouts, raised)
+
+    def _direct(self, vi: int, parts: dict, index: int | None) -> tuple[str, str]:
+        variant = self.variants[vi]
+        extras = {k for k in ("completion_ids", "prompt", "prompts") if k in self._accepted}
+        if index is None:
+            kwargs = {name: parts["columns"][source] for name, source in variant.columns.items()}
+            for key in extras:
+                kwargs[key] = parts["ids"] if key == "completion_ids" else parts["prompts"]
+            args = (parts["texts"],)
+        else:
+            kwargs = {name: parts["columns"][source][index] for name, source in variant.columns.items()}
+            for key in extras:
+                kwargs[key] = {"completion_ids": parts["ids"][index], "prompt": parts["prompts"][index],
+                               "prompts": parts["prompts"]}[key]
+            args = (parts["texts"][index],)
+        kwargs.update(variant.params)
+        call = (self.spec.func, self.spec.batched, args, kwargs)
+        if self.spec.timeout is not None and index is not None:
+            from grpo_core.timeout import TIMEOUT, Failure, get_pool
+
+            result = get_pool().map(_direct_call, [(call, {})], self.spec.timeout + 1.0)[0]
+            if result is TIMEOUT:
+                return "timeout", ""
+            return ("raised", result.error) if isinstance(result, Failure) else result
+        try:
+            result = self.executor.run(_direct_call, call, self._seconds(len(parts["texts"]) if index is None else 1))
+        except _Hung:
+            return "timeout", ""
+        return ("raised", result[1]) if result[0] == "died" else result
+
+    def diagnose(self, vi: int, items: list[_Item], shape: str, outcome: _Outcome) -> list[_Problem]:
+        """Which items went wrong and how, by calling the plugin's function on them directly."""
+        if outcome.raised is None and not outcome.errors:
+            return []
+        parts = self._parts(self.variants[vi], items, shape)
+        problems: list[_Problem] = []
+        if self.spec.batched:
+            kind, detail = self._direct(vi, parts, None)
+            if kind not in ("ok", "timeout"):
+                problems.append(_Problem(kind, None, detail))
+        else:
+            candidates = range(len(items)) if outcome.raised or outcome.scores is None else [
+                i for i, s in enumerate(outcome.scores) if s is None
+            ]
+            for i in candidates:
+                kind, detail = self._direct(vi, parts, i)
+                if kind not in ("ok", "timeout"):
+                    problems.append(_Problem(kind, i, detail))
+                    if outcome.raised or len(problems) >= outcome.errors:
+                        break
+        if not problems:
+            problems.append(_Problem("raised", None, outcome.raised or
+                                     "raised inside the adapter, but not when called again on the same input"))
+        return problems
+
+    def example(self, vi: int, items: list[_Item], shape: str = "plain", scores=None, **extra) -> dict:
+        example = {
+            "params": dict(self.variants[vi].params),
+            "shape": shape,
+            "completions": [_clip(it.text) for it in items],
+            "columns": [{k: _clip(v) for k, v in it.columns.items()} for it in items],
+        }
+        if self._accepted & {"prompt", "prompts"}:
+            example["prompts"] = [_clip(it.prompt) for it in items]
+        labels = [it.label for it in items if it.label]
+        if labels:
+            example["input"] = ", ".join(labels)
+        if scores is not None:
+            example["scores"] = list(scores)
+        example.update(extra)
+        return example
+
+    # strategies
+
+    def _row(self, vi: int):
+        """Strategy of column dicts (dataset column -> value) for variant ``vi``."""
+        key = ("row", vi)
+        if key not in self._strategies:
+            from hypothesis import strategies as st
+
+            from grpo_core.testing import texts
+
+            variant = self.variants[vi]
+            if self.rows:
+                strategy = st.sampled_from(self.rows).map(lambda row: self._columns(variant, row))
+            elif self.spec.rows is not None:
+                strategy = self.spec.rows(variant.params).map(lambda row: self._columns(variant, row))
+            else:
+                strategy = st.fixed_dictionaries({source: texts(20) for source in set(variant.columns.values())})
+            self._strategies[key] = strategy
+        return self._strategies[key]
+
+    @staticmethod
+    def _columns(variant: Reward, row: dict) -> dict:
+        """A row keyed by dataset columns, from a dict keyed by dataset columns or by the reward's names."""
+        row = dict(row or {})
+        return {source: row[source] if source in row else row.get(name) for name, source in variant.columns.items()}
+
+    def _by_name(self, vi: int, columns: dict) -> dict:
+        return {name: columns.get(source) for name, source in self.variants[vi].columns.items()}
+
+    def _prompts(self):
+        from hypothesis import strategies as st
+
+        from grpo_core.testing import texts
+
+        if self.rows and any("prompt" in row for row in self.rows):
+            from grpo_core.rewards import completion_text
+
+            return st.sampled_from([completion_text(row.get("prompt")) for row in self.rows])
+        return texts(30)
+
+    def _items(self, vi: int):
+        """Ordinary completions for variant ``vi``: drawn text, the directions' pairs, gold completions."""
+        key = ("items", vi)
+        if key not in self._strategies:
+            from hypothesis import strategies as st
+
+            from grpo_core.rewards import completion_text
+            from grpo_core.testing import texts
+
+            variant = self.variants[vi]
+            prompts = self._prompts()
+            choices = [st.builds(_Item, texts(), self._row(vi), prompts)]
+            for direction in self.spec.directions:
+                choices.append(
+                    st.tuples(direction.pairs(variant.params), st.booleans(), prompts).map(
+                        lambda d, v=variant: _Item(completion_text(d[0][0] if d[1] else d[0][1]),
+                                                   self._columns(v, d[0][2]), d[2])
+                    )
+                )
+            if self.spec.gold is not None:
+                choices.append(st.tuples(self._row(vi), prompts).map(lambda d, vi=vi: self._gold_item(vi, *d)))
+            self._strategies[key] = st.one_of(choices)
+        return self._strategies[key]
+
+    def _gold_item(self, vi: int, columns: dict, prompt: str) -> _Item:
+        try:
+            gold = self.spec.gold(self._by_name(vi, columns), self.variants[vi].params)
+        except Exception:
+            gold = None  # the gold property reports this
+        return _Item(gold if isinstance(gold, str) else "", columns, prompt)
+
+    def _variant(self):
+        from hypothesis import strategies as st
+
+        return st.sampled_from(range(len(self.variants)))
+
+    def _batches(self, min_size: int = 1, max_size: int = 4, shapes=("plain", "chat")):
+        from hypothesis import strategies as st
+
+        return self._variant().flatmap(
+            lambda vi: st.tuples(st.just(vi), st.lists(self._items(vi), min_size=min_size, max_size=max_size),
+                                 st.sampled_from(shapes))
+        )
+
+    # running
+
+    def run(self, deadline: float) -> list[PropertyResult]:
+        plan: list[tuple[str, Callable]] = []
+        missing = self._missing_columns()
+        if missing:
+            return [self._result("columns", FAIL, missing)]
+        plan += [("output", self.check_output), ("bounds", self.check_bounds), ("gold", self.check_gold)]
+        for direction in self.spec.directions:
+            plan.append((f"direction: {direction.description}", lambda d, direction=direction: self.check_direction(direction, d)))
+        if not self.spec.directions:
+            plan.append(("direction", None))
+        plan += [("deterministic", self.check_deterministic), ("batch-independent", self.check_batch),
+                 ("shapes", self.check_shapes), ("hostile", self.check_hostile)]
+        results: list[PropertyResult] = []
+        hung: _Hung | None = None
+        for index, (name, runner) in enumerate(plan):
+            if hung is not None:
+                results.append(self._result(name, SKIP, "not run: the reward hung (see time)"))
+                continue
+            reason = self._skip_reason(name, runner, results)
+            if reason:
+                results.append(self._result(name, SKIP, reason))
+                continue
+            now = time.monotonic()
+            share = now + (deadline - now) / (len(plan) - index)
+            started = now
+            try:
+                result = runner(share)
+            except _Hung as error:
+                hung = error
+                result = self._result(name, SKIP, "interrupted: the reward hung (see time)")
+            result.seconds = time.monotonic() - started
+            results.append(result)
+        results.append(self._time_result(hung))
+        return results
+
+    def _skip_reason(self, name: str, runner, results: list[PropertyResult]) -> str:
+        if name == "direction":
+            return "the reward declares no directions"
+        if name == "batch-independent" and self.spec.group_relative:
+            return "the reward declares group_relative=True: its scores depend on the batch by design"
+        if name in ("batch-independent", "shapes"):
+            deterministic = next((r for r in results if r.property == "deterministic"), None)
+            if deterministic is not None and deterministic.status == FAIL:
+                return "not run: scores are not deterministic (see deterministic), so comparing calls says nothing"
+        return ""
+
+    def _missing_columns(self) -> str:
+        if not self.rows:
+            return ""
+        present = set().union(*(row.keys() for row in self.rows))
+        missing = [(name, source) for name, source in self.reward.columns.items() if source not in present]
+        if not missing:
+            return ""
+        name, source = missing[0]
+        hint = (f"set --reward-arg {self.name}.{name}_column=COLUMN"
+                if any(p.name == f"{name}_column" for p in self.spec.params) else "use a dataset that has it")
+        return (f"the dataset has no column '{source}', which reward '{self.name}' reads; "
+                f"its columns: {', '.join(sorted(present)) or '(none)'}; {hint}")
+
+    def _result(self, prop: str, status: str, message: str = "", counterexample=None, examples: int = 0) -> PropertyResult:
+        return PropertyResult(self.name, prop, status, message, counterexample, examples)
+
+    def _describe(self, prop: str, **values) -> str:
+        text = PROPERTIES[prop]
+        return text.format(bounds=f"[{self.lo:g}, {self.hi:g}]", seconds=self._time_limit(), **values)
+
+    def _time_limit(self) -> float:
+        return self.spec.timeout if self.spec.timeout is not None else self.item_timeout_s
+
+    def _violation(self, prop: str, detail: str, example: dict, **values) -> _Violation:
+        label = "direction" if prop == "direction" else prop
+        return _Violation(f"{label} violated: {self._describe(prop, **values)}; {detail}", example)
+
+    def _time_result(self, hung: _Hung | None) -> PropertyResult:
+        if hung is not None:
+            what = "no score" if hung.items == 1 else f"no scores for a batch of {hung.items}"
+            message = (f"time violated: {self._describe('time')}; {what} after {hung.seconds:.1f} s. "
+                       f"Make it faster, or declare RewardSpec(timeout=...) so it runs under a hard limit")
+            return self._result("time", FAIL, message, hung.example)
+        note = ""
+        if self.timeouts:
+            note = (f"{self.timeouts} completion{'s' * (self.timeouts != 1)} hit the reward's own "
+                    f"{self.spec.timeout:g} s timeout and scored None")
+        return self._result("time", PASS, note)
+
+    def _hypothesis(self, prop: str, strategy, check: Callable, deadline: float, counters: dict | None = None,
+                    max_examples: int | None = None) -> PropertyResult:
+        """Run ``check`` on examples drawn from ``strategy``; a failure is shrunk to a minimal example."""
+        from hypothesis import HealthCheck, Verbosity, given, settings
+        from hypothesis import seed as seed_decorator
+
+        state = {"examples": 0, "violations": []}
+
+        def test(example):
+            if time.monotonic() > deadline:
+                raise _OutOfTime()
+            state["examples"] += 1
+            try:
+                check(example)
+            except _Violation as violation:
+                state["violations"].append(violation)
+                raise
+
+        run = seed_decorator(self.seed)(
+            settings(
+                max_examples=max_examples or self.max_examples,
+                database=None,
+                deadline=None,
+                derandomize=False,
+                suppress_health_check=list(HealthCheck),
+                verbosity=Verbosity.quiet,
+                report_multiple_bugs=False,
+                print_blob=False,
+            )(given(strategy)(test))
+        )
+        n = lambda: state["examples"]  # noqa: E731
+        try:
+            run()
+        except _OutOfTime:
+            if not state["violations"]:
+                if not n():
+                    return self._result(prop, SKIP, "not run: the time budget was spent")
+                return self._vacuous(prop, counters, n()) or self._result(
+                    prop, PASS, f"stopped after {n()} examples: the time budget was spent", examples=n())
+        except _Violation:
+            pass
+        except Exception as error:
+            if not state["violations"]:
+                return self._result(prop, FAIL, f"the check could not run: {type(error).__name__}: {_first_line(error)}",
+                                    examples=n())
+        if state["violations"]:
+            violation = state["violations"][-1]  # hypothesis replays the shrunk example last
+            return self._result(prop, FAIL, violation.message, violation.example, n())
+        return self._vacuous(prop, counters, n()) or self._result(prop, PASS, examples=n())
+
+    def _vacuous(self, prop: str, counters: dict | None, n: int) -> PropertyResult | None:
+        if counters is None or counters.get("scored", 1) or not n:
+            return None
+        return self._result(prop, SKIP, counters.get("reason", "no completion could be scored: every score was None"),
+                            examples=n)
+
+    # the properties
+
+    def check_output(self, deadline: float) -> PropertyResult:
+        counters = {"scored": 0}
+
+        def check(example):
+            vi, items, shape = example
+            outcome = self.call(vi, items, shape)
+            for problem in self.diagnose(vi, items, shape, outcome):
+                if problem.kind in ("raised", "output"):
+                    at = items[problem.index].text if problem.index is not None else None
+                    where = f" on {_clip_repr(at)}" if at is not None else f" on a batch of {len(items)}"
+                    verb = "raised " if problem.kind == "raised" else ""
+                    raise self._violation("output", f"it {verb}{problem.detail}{where}", self.example(vi, items, shape))
+            scores = outcome.scores
+            if outcome.raised is None and (not isinstance(scores, list) or len(scores) != len(items)
+                                           or any(s is not None and not isinstance(s, float) for s in scores)):
+                raise self._violation("output", f"the adapter returned {_clip_repr(scores)} for {len(items)} completions",
+                                      self.example(vi, items, shape))
+            counters["scored"] += sum(s is not None for s in scores or [])
+
+        # Plain strings only: a crash on chat messages alone is the shapes property's finding.
+        result = self._hypothesis("output", self._batches(shapes=("plain",)), check, deadline, counters)
+        self._output_ok = result.status != FAIL
+        return result
+
+    def check_bounds(self, deadline: float) -> PropertyResult:
+        counters = {"scored": 0}
+
+        def check(example):
+            vi, items, shape = example
+            outcome = self.call(vi, items, shape)
+            if outcome.raised is not None or outcome.errors:
+                for problem in self.diagnose(vi, items, shape, outcome):
+                    if problem.kind == "non-finite":
+                        at = items[problem.index].text if problem.index is not None else None
+                        where = f" for {_clip_repr(at)}" if at is not None else ""
+                        raise self._violation("bounds", f"it {problem.detail}{where}", self.example(vi, items, shape))
+            for item, score in zip(items, outcome.scores or []):
+                if score is None:
+                    continue
+                counters["scored"] += 1
+                if not (self.lo <= score <= self.hi):
+                    raise self._violation("bounds", f"{_clip_repr(item.text)} scored {score!r}",
+                                          self.example(vi, items, shape, outcome.scores))
+
+        return self._hypothesis("bounds", self._batches(), check, deadline, counters)
+
+    def check_gold(self, deadline: float) -> PropertyResult:
+        if self.spec.gold is None:
+            return self._result("gold", SKIP, "the reward declares no gold completion")
+        from hypothesis import strategies as st
+
+        counters = {"scored": 0, "reason": "gold() gave no completion for any row drawn"}
+
+        def check(example):
+            vi, columns, prompt = example
+            params = self.variants[vi].params
+            try:
+                gold = self.spec.gold(self._by_name(vi, columns), params)
+            except Exception as error:
+                raise self._violation("gold", f"gold() raised {type(error).__name__}: {error}",
+                                      self.example(vi, [_Item("", columns, prompt)])) from None
+            if gold is None:
+                return
+            item = _Item(gold, columns, prompt)
+            outcome = self.call(vi, [item])
+            score = (outcome.scores or [None])[0]
+            counters["scored"] += 1
+            if score is None or not math.isclose(score, self.hi, rel_tol=1e-9, abs_tol=1e-9):
+                detail = f"the gold completion {_clip_repr(gold)} scored {score!r}"
+                if score is None and (outcome.raised or outcome.errors):
+                    problems = self.diagnose(vi, [item], "plain", outcome)
+                    detail += f" (it raised {problems[0].detail})"
+                raise self._violation("gold", detail, self.example(vi, [item], scores=[score]))
+
+        strategy = self._variant().flatmap(lambda vi: st.tuples(st.just(vi), self._row(vi), self._prompts()))
+        return self._hypothesis("gold", strategy, check, deadline, counters)
+
+    def check_direction(self, direction, deadline: float) -> PropertyResult:
+        from hypothesis import strategies as st
+
+        from grpo_core.rewards import completion_text
+
+        prop = f"direction: {direction.description}"
+        counters = {"scored": 0, "reason": "no pair drawn could be compared: better and worse both scored None"}
+
+        def check(example):
+            vi, (better, worse, columns), prompt = example
+            columns = self._columns(self.variants[vi], columns)
+            items = [_Item(completion_text(better), columns, prompt), _Item(completion_text(worse), columns, prompt)]
+            outcome = self.call(vi, items)
+            if outcome.raised is not None or outcome.errors:
+                problems = [p for p in self.diagnose(vi, items, "plain", outcome) if p.kind != "non-finite"]
+                if problems:
+                    which = {0: "better ", 1: "worse "}.get(problems[0].index, "")
+                    raise self._violation("direction", f"scoring the {which}completion raised {problems[0].detail}",
+                                          self.example(vi, items), description=direction.description)
+            b, w = (outcome.scores or [None, None])[:2]
+            if b is None and w is None:
+                return
+            counters["scored"] += 1
+            ok = w is None or (b is not None and (b > w if direction.strict else b >= w - 1e-9 * max(1.0, abs(w))))
+            if not ok:
+                sign = "<=" if direction.strict else "<"
+                raise self._violation(
+                    "direction",
+                    f"better={_clip_repr(items[0].text)} scored {b!r} {sign} worse={_clip_repr(items[1].text)} scored {w!r}",
+                    self.example(vi, items, scores=[b, w]),
+                    description=direction.description,
+                )
+
+        strategy = self._variant().flatmap(
+            lambda vi: st.tuples(st.just(vi), direction.pairs(self.variants[vi].params), self._prompts())
+        )
+        return self._hypothesis(prop, strategy, check, deadline, counters)
+
+    def check_deterministic(self, deadline: float) -> PropertyResult:
+        counters = {"scored": 0}
+
+        def check(example):
+            vi, items, shape = example
+            first = self.call(vi, items, shape)
+            second = self.call(vi, items, shape)
+            if (first.raised is None) != (second.raised is None) or first.errors != second.errors:
+                raise self._violation("deterministic", "it raised on one call and not on the other",
+                                      self.example(vi, items, shape))
+            for i, (a, b) in enumerate(zip(first.scores or [], second.scores or [])):
+                counters["scored"] += a is not None
+                if not _same(a, b):
+                    raise self._violation("deterministic", f"{_clip_repr(items[i].text)} scored {a!r}, then {b!r}",
+                                          self.example(vi, items, shape, scores=first.scores, second_scores=second.scores))
+
+        return self._hypothesis("deterministic", self._batches(), check, deadline, counters)
+
+    def check_batch(self, deadline: float) -> PropertyResult:
+        counters = {"scored": 0}
+
+        def check(example):
+            vi, items, shape = example
+            together = self.call(vi, items, shape)
+            if together.raised is not None:
+                return
+            alone = [self.call(vi, [item], shape) for item in items]
+            reverse = self.call(vi, items[::-1], shape)
+            for i, item in enumerate(items):
+                a = alone[i].scores[0] if alone[i].scores else None
+                b = together.scores[i]
+                r = reverse.scores[len(items) - 1 - i] if reverse.scores else b
+                counters["scored"] += a is not None
+                for other, where in ((b, f"in a batch of {len(items)}"), (r, f"in the same batch reversed")):
+                    if not _same(a, other):
+                        raise self._violation(
+                            "batch-independent",
+                            f"{_clip_repr(item.text)} scored {a!r} alone but {other!r} {where}; if that is intended "
+                            f"(scores relative to the group), declare RewardSpec(group_relative=True)",
+                            self.example(vi, items, shape, scores=together.scores,
+                                         alone_scores=[o.scores[0] if o.scores else None for o in alone]),
+                        )
+
+        return self._hypothesis("batch-independent", self._batches(min_size=2), check, deadline, counters)
+
+    def check_shapes(self, deadline: float) -> PropertyResult:
+        counters = {"scored": 0}
+
+        def check(example):
+            vi, items, _ = example
+            plain = self.call(vi, items, "plain")
+            chat = self.call(vi, items, "chat")
+            if plain.raised is not None and chat.raised is not None:
+                return
+            for broken, fine, shape in ((chat, plain, "chat"), (plain, chat, "plain")):
+                if broken.raised is not None or broken.errors > fine.errors:
+                    problems = self.diagnose(vi, items, shape, broken)
+                    other = "plain strings" if shape == "chat" else "chat messages"
+                    raise self._violation(
+                        "shapes",
+                        f"{'chat-shaped' if shape == 'chat' else 'plain-string'} input raised {problems[0].detail}, "
+                        f"while {other} scored {fine.scores!r}",
+                        self.example(vi, items, shape),
+                    )
+            for i, (a, b) in enumerate(zip(plain.scores, chat.scores)):
+                counters["scored"] += a is not None
+                if not _same(a, b):
+                    raise self._violation(
+                        "shapes", f"{_clip_repr(items[i].text)} scored {a!r} as a plain string but {b!r} as a chat message",
+                        self.example(vi, items, "plain", scores=plain.scores, chat_scores=chat.scores),
+                    )
+
+        return self._hypothesis("shapes", self._batches(shapes=("plain",)), check, deadline, counters)
+
+    def check_hostile(self, deadline: float) -> PropertyResult:
+        from hypothesis import find, settings
+        from hypothesis import strategies as st
+
+        from grpo_core.testing import HOSTILE_TEXTS, hostile_texts
+
+        started = time.monotonic()
+        try:
+            if self.rows:
+                columns = self._columns(self.reward, self.rows[0])
+            else:  # the simplest valid row
+                columns = find(self._row(0), lambda row: True, settings=settings(database=None))
+        except Exception as error:
+            return self._result("hostile", FAIL, f"the check could not run: the reward's rows strategy raised "
+                                                 f"{type(error).__name__}: {_first_line(error)}")
+        kinds = ("raised", "output") if self._output_ok else ("raised",)
+        fixed = [_Item(text, columns, "", label) for label, text in HOSTILE_TEXTS]
+        # Items with a hard timeout go to the adapter together (its pool runs them in parallel).
+        groups = [fixed] if self.spec.timeout is not None else [[item] for item in fixed]
+        checked = 0
+        for group in groups:
+            if time.monotonic() > deadline:
+                return self._result("hostile", PASS, f"stopped after {checked} of {len(fixed)} fixed hostile texts: "
+                                                     "the time budget was spent", examples=checked)
+            outcome = self.call(0, group)
+            for problem in self.diagnose(0, group, "plain", outcome):
+                if problem.kind in kinds:
+                    item = group[problem.index or 0]
+                    verb = "raised " if problem.kind == "raised" else ""
+                    return self._result(
+                        "hostile", FAIL,
+                        f"hostile violated: {self._describe('hostile')}; on {item.label} it {verb}{problem.detail}",
+                        self.example(0, [item]), checked + 1)
+            checked += len(group)
+
+        def check(example):
+            vi, text, columns = example
+            item = _Item(text, columns, text[:50])
+            outcome = self.call(vi, [item])
+            for problem in self.diagnose(vi, [item], "plain", outcome):
+                if problem.kind in kinds:
+                    verb = "raised " if problem.kind == "raised" else ""
+                    raise self._violation("hostile", f"on {_clip_repr(text)} it {verb}{problem.detail}",
+                                          self.example(vi, [item]))
+
+        strategy = self._variant().flatmap(lambda vi: st.tuples(st.just(vi), hostile_texts(), self._row(vi)))
+        result = self._hypothesis("hostile", strategy, check, deadline)
+        result.examples += checked
+        result.seconds = time.monotonic() - started
+        return result
+
+
+def _param_variants(reward: Reward) -> list[Reward]:
+    """The reward with one parameter changed at a time, to sensible values that validate."""
+    spec, base = reward.spec, reward.params
+    variants: list[Reward] = []
+    seen = [base]
+    for param in spec.params:
+        value = base.get(param.name)
+        if param.choices:
+            candidates = list(param.choices)
+        elif param.type is bool:
+            candidates = [not value] if isinstance(value, bool) else []
+        elif param.type in (int, float) and isinstance(value, (int, float)) and not isinstance(value, bool):
+            candidates = [value * 2, max(1, value // 2) if param.type is int else value / 2] if value else []
+        else:
+            candidates = []
+        for candidate in candidates:
+            try:
+                params = spec.resolve({**base, param.name: candidate})
+                if params in seen:
+                    continue
+                variants.append(Reward(spec, params, reward.weight))
+                seen.append(params)
+            except Exception:
+                continue  # the plugin rejects this value; fine
+    return variants[:MAX_PARAM_VARIANTS]
+
+
+def _same(a, b) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def _clip(value: Any, limit: int = 1000) -> Any:
+    if isinstance(value, str) and len(value) > limit:
+        return value[:limit] + f"... ({len(value):,} characters)"
+    return value
+
+
+def _clip_repr(value: Any, limit: int = 80) -> str:
+    if isinstance(value, str) and len(value) > limit:
+        return repr(value[:limit]) + f"... ({len(value):,} characters)"
+    text = repr(value)
+    return text if len(text) <= limit + 20 else text[: limit + 20] + "..."
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else ""
+
+
+def _json_safe(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return repr(value)
+
+
+# --- the report, as text --------------------------------------------------------------------
+
+_ROWS = ("columns", "output", "bounds", "gold", "direction", "deterministic", "batch-independent", "shapes",
+         "hostile", "time")
+
+
+def _row_of(prop: str) -> str:
+    return "direction" if prop.startswith("direction") else prop
+
+
+def _cell(results: list[PropertyResult]) -> tuple[str, str]:
+    if not results:
+        return "", ""
+    failed = [r for r in results if r.status == FAIL]
+    passed = [r for r in results if r.status == PASS]
+    several = len(results) > 1
+    if failed:
+        return ("FAIL" + (f" {len(failed)}/{len(results)}" if several else "")), "bold red"
+    if passed:
+        return ("pass" + (f" {len(passed)}/{len(results)}" if several else "")), "green"
+    return "skip", "dim"
+
+
+def format_report(report: CheckReport, color: bool = False, width: int | None = None) -> str:
+    """The report as text: a table of property x reward, then each failure with its counterexample."""
+    rewards = report.rewards
+    rows = [row for row in _ROWS if any(_row_of(r.property) == row for r in report.results)]
+    rows += [p for p in dict.fromkeys(_row_of(r.property) for r in report.results) if p not in rows]
+    cells = {
+        (row, reward): _cell([r for r in report.results if r.reward == reward and _row_of(r.property) == row])
+        for row in rows for reward in rewards
+    }
+    failures = report.failures
+    counts = {status: sum(r.status == status for r in report.results) for status in (PASS, FAIL, SKIP)}
+    summary = (f"{counts[FAIL]} failed, {counts[PASS]} passed, {counts[SKIP]} skipped in {report.seconds:.1f} s "
+               f"(seed {report.seed}; repeat with --seed {report.seed})")
+    details = []
+    for r in failures:
+        lines = [f"{r.reward} / {r.property}", f"  {r.message}"]
+        if r.counterexample:
+            lines.append("  counterexample:")
+            for key, value in r.counterexample.items():
+                lines.append(f"    {key}: {_show(value)}")
+        details.append("\n".join(lines))
+    try:
+        from rich.console import Console
+        from rich.table import Table
+        from rich.text import Text
+    except ImportError:  # rich is optional: plain columns
+        return _plain_report(rows, rewards, cells, details, summary)
+    import io
+
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=color, no_color=not color, width=width or 100,
+                      color_system="standard" if color else None, highlight=False, soft_wrap=False)
+    table = Table(title="reward property checks", title_justify="left")
+    table.add_column("property")
+    for reward in rewards:
+        table.add_column(reward, justify="center")
+    for row in rows:
+        table.add_row(row, *(Text(cells[row, reward][0], style=cells[row, reward][1]) for reward in rewards))
+    console.print(table)
+    for text in details:
+        console.print(Text(text, style=None), soft_wrap=True)
+        console.print()
+    console.print(Text(summary, style="bold red" if failures else "bold green"))
+    return out.getvalue()
+
+
+def _plain_report(rows, rewards, cells, details, summary) -> str:
+    first = max([len("property")] + [len(r) for r in rows])
+    widths = [max(len(reward), 8) for reward in rewards]
+    lines = ["  ".join(["property".ljust(first)] + [r.ljust(w) for r, w in zip(rewards, widths)])]
+    for row in rows:
+        lines.append("  ".join([row.ljust(first)] + [cells[row, r][0].ljust(w) for r, w in zip(rewards, widths)]))
+    return "\n".join(lines + [""] + [d + "\n" for d in details] + [summary]) + "\n"
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, str):
+        return _clip_repr(value, 200)
+    if isinstance(value, list):
+        return "[" + ", ".join(_show(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k!r}: {_show(v)}" for k, v in value.items()) + "}"
+    return repr(value)

@@ -1,0 +1,152 @@
+"""Broken rewards, one bug each, that the property checks must catch (and two sound ones).
+
+Functions live at module level so the checks can run them in a worker process.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+import time
+
+from grpo_core import Direction, Param, RewardSpec
+
+
+def _closer_to_20(params):
+    from hypothesis import strategies as st
+
+    from grpo_core.testing import ranked_pairs
+
+    return ranked_pairs(st.integers(0, 60), rank=lambda n: -abs(n - params["target"]), render=lambda n: "x" * n)
+
+
+def distance_to_target(completion, target=20):
+    """The classic wrong sign: rewards the distance from the target instead of closeness."""
+    return float(abs(target - len(completion)))
+
+
+WRONG_SIGN = RewardSpec(
+    name="wrong-sign",
+    description="length reward with the sign flipped",
+    func=distance_to_target,
+    bounds=(0.0, math.inf),
+    params=(Param("target", 20, int),),
+    directions=(Direction("a completion closer to the target length scores at least as high", _closer_to_20),),
+)
+
+
+def always_one_and_a_half(completion):
+    return 1.5
+
+
+OUT_OF_BOUNDS = RewardSpec("out-of-bounds", "returns 1.5 with bounds (0, 1)", always_one_and_a_half, bounds=(0.0, 1.0))
+
+
+def share_of_longest(completions):
+    """Normalises across the batch without declaring group_relative."""
+    lengths = [len(c) for c in completions]
+    longest = max(lengths + [1])
+    return [n / longest for n in lengths]
+
+
+BATCH_NORMALISED = RewardSpec("batch-normalised", "length relative to the batch's longest",
+                              share_of_longest, batched=True)
+GROUP_RELATIVE = RewardSpec("group-relative", "length relative to the batch's longest, declared",
+                            share_of_longest, batched=True, group_relative=True)
+
+
+def echoes_prompt(completion, prompt=None):
+    """Assumes the prompt is a string: conversational datasets give a list of messages."""
+    return 1.0 if prompt.strip().lower() in completion.lower() else 0.0
+
+
+CHAT_CRASH = RewardSpec("chat-crash", "1 if the completion repeats the prompt", echoes_prompt)
+
+
+def utf8_share(completion):
+    """Crashes on lone surrogates, which a tokenizer's decode can produce."""
+    return min(1.0, len(completion.encode("utf-8")) / 100)
+
+
+SURROGATE_CRASH = RewardSpec("surrogate-crash", "UTF-8 size, capped", utf8_share)
+
+
+def sleeps_on_tags(completion):
+    if "<" in completion:
+        time.sleep(60)
+    return 0.5
+
+
+SLEEPER = RewardSpec("sleeper", "hangs on any tag", sleeps_on_tags)
+
+
+def backtracking_regex(completion):
+    """A regex with nested quantifiers: exponential on long runs of 'x', and it holds the GIL."""
+    return 1.0 if re.fullmatch(r"(x+x+)+y", completion) else 0.0
+
+
+BACKTRACKER = RewardSpec("backtracker", "catastrophic regex", backtracking_regex)
+
+
+def one_too_few(completions):
+    return [0.5] * (len(completions) - 1)
+
+
+ONE_TOO_FEW = RewardSpec("one-too-few", "drops a score", one_too_few, batched=True)
+
+
+def coin_flip(completion):
+    return random.random()
+
+
+RANDOM = RewardSpec("random", "a coin flip", coin_flip)
+
+
+def nan_when_empty(completion):
+    return len(completion.strip()) / len(completion) if completion else math.nan
+
+
+NAN = RewardSpec("nan-when-empty", "share of non-space characters", nan_when_empty)
+
+
+def _answers(params):
+    from hypothesis import strategies as st
+
+    return st.fixed_dictionaries({"answer": st.integers(-99, 99).map(str)})
+
+
+def _boxed(columns, params):
+    return f"The answer is \\boxed{{{columns['answer']}}}"
+
+
+def exact_answer(completion, answer):
+    """Compares the whole completion with the answer, so a well-formatted answer scores 0."""
+    return 1.0 if completion.strip() == str(answer).strip() else 0.0
+
+
+BAD_GOLD = RewardSpec("bad-gold", "exact match with the answer", exact_answer, columns=("answer",),
+                      params=(Param("answer_column", None, str),), rows=_answers, gold=_boxed)
+
+
+def boxed_answer(completion, answer):
+    """1 when the last \\boxed{...} holds the answer, 0 otherwise."""
+    found = re.findall(r"\\boxed\{([^{}]*)\}", completion)
+    return 1.0 if found and found[-1].strip() == str(answer).strip() else 0.0
+
+
+def _right_beats_wrong(params):
+    from hypothesis import strategies as st
+
+    def pair(values):
+        right, wrong = values
+        return _boxed({"answer": str(right)}, params), _boxed({"answer": str(wrong)}, params), {"answer": str(right)}
+
+    return st.tuples(st.integers(-99, 99), st.integers(-99, 99)).filter(lambda v: v[0] != v[1]).map(pair)
+
+
+SOUND_ANSWER = RewardSpec(
+    "sound-answer", "the boxed answer matches", boxed_answer, columns=("answer",),
+    params=(Param("answer_column", None, str),), rows=_answers, gold=_boxed,
+    directions=(Direction("the right answer beats a wrong one", _right_beats_wrong, strict=True),),
+)
