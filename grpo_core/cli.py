@@ -112,6 +112,30 @@ def plugins(as_json):
     _print(table)
 
 
+@cli.command()
+@click.option("--model", "models", multiple=True, required=True, help="Model alias, folder or hub id; repeat to compare.")
+@click.option("--dataset", required=True, help="Dataset name.")
+@click.option("--dataset-arg", "dataset_args", multiple=True, metavar="KEY=VALUE", help="A dataset parameter.")
+@click.option("--reward", "rewards", multiple=True, required=True, metavar="NAME", help="A reward to score with.")
+@click.option("--reward-arg", "reward_args", multiple=True, metavar="NAME.KEY=VALUE", help="A reward parameter.")
+@click.option("-n", "n", type=click.IntRange(min=1), default=50, show_default=True, help="Held-out prompts (the dataset's last rows).")
+@click.option("--max-new-tokens", type=click.IntRange(min=1), default=64, show_default=True)
+@click.option("--temperature", type=click.FloatRange(min=0), default=0.0, show_default=True, help="0 is greedy.")
+@click.option("--output", type=click.Path(dir_okay=False), help="Write the samples and their scores as JSON lines.")
+@click.option("--json", "as_json", is_flag=True, help="Print the means as JSON.")
+def sample(models, dataset, dataset_args, rewards, reward_args, n, max_new_tokens, temperature, output, as_json):
+    """Generate on held-out prompts and print each reward's mean, e.g. base model against trained model."""
+    from grpo_core.runner import sample_models
+
+    results = sample_models(models, dataset, dataset_args, rewards, reward_args, n, max_new_tokens, temperature, output)
+    if as_json:
+        click.echo(json.dumps([{"model": r["model"], "n": r["n"], "means": r["means"]} for r in results], indent=2))
+    else:
+        from grpo_core.sample import format_comparison
+
+        click.echo(format_comparison(results))
+
+
 def _listing(kind: str):
     @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
     def command(as_json):

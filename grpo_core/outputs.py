@@ -1,15 +1,29 @@
-"""What a run writes besides checkpoints: metrics as JSON lines."""
+"""What a run shows and writes besides checkpoints: progress, warnings, metrics, completions, plot, summary."""
 
 from __future__ import annotations
 
 import json
+import math
+import signal
+import sys
+import time
 from pathlib import Path
 
 from transformers import TrainerCallback
 
+METRICS_FILE = "metrics.jsonl"
+COMPLETIONS_FILE = "completions.jsonl"
+PLOT_FILE = "reward_curve.png"
+
+
+def _json_safe(value):
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
 
 class MetricsCallback(TrainerCallback):
-    """Append every log (step, rewards, KL, errors) to ``metrics.jsonl`` on the main process."""
+    """Append every log (step, rewards, KL, error counts) to ``metrics.jsonl`` on the main process."""
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
@@ -18,6 +32,227 @@ class MetricsCallback(TrainerCallback):
         if not state.is_world_process_zero or not logs:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        record = {"step": state.global_step, **logs}
+        record = {"step": state.global_step, **{k: _json_safe(v) for k, v in logs.items()}}
         with self.path.open("a") as handle:
             handle.write(json.dumps(record, default=float) + "\n")
+
+
+def truncate_metrics(path: Path, step: int) -> None:
+    """On resume, drop records logged after the checkpoint, so each step appears once."""
+    path = Path(path)
+    if not path.exists():
+        return
+    kept = [line for line in path.read_text().splitlines() if line.strip() and json.loads(line).get("step", 0) <= step]
+    path.write_text("".join(line + "\n" for line in kept))
+
+
+def read_metrics(path: Path) -> list[dict]:
+    path = Path(path)
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+class CompletionsCallback(TrainerCallback):
+    """Every ``every`` steps, append the last batch's prompts, completions and per-reward scores."""
+
+    def __init__(self, trainer, path: Path, every: int, limit: int = 8) -> None:
+        self.trainer = trainer
+        self.path = Path(path)
+        self.every = max(1, every)
+        self.limit = limit
+
+    def on_step_end(self, args, state, control, **kwargs):
+        if not state.is_world_process_zero:
+            return
+        if state.global_step % self.every and state.global_step != state.max_steps:
+            return
+        logs = getattr(self.trainer, "_logs", None)  # TRL keeps the last generation batch here
+        if not logs or not logs.get("completion"):
+            return
+        prompts, completions = list(logs["prompt"]), list(logs["completion"])
+        rewards = {name: list(values) for name, values in logs["rewards"].items()}
+        with self.path.open("a") as handle:
+            for i in range(min(self.limit, len(completions))):
+                record = {
+                    "step": state.global_step,
+                    "prompt": prompts[i],
+                    "completion": completions[i],
+                    "rewards": {name: _json_safe(values[i]) for name, values in rewards.items() if i < len(values)},
+                }
+                handle.write(json.dumps(record, default=str) + "\n")
+
+
+class MonitorCallback(TrainerCallback):
+    """Plain-word warnings, with the fix, when a run stops learning or goes wrong."""
+
+    def __init__(self, warn, patience: int = 3, kl_limit: float = 10.0, clipped_limit: float = 0.5) -> None:
+        self.warn = warn
+        self.patience = patience
+        self.kl_limit = kl_limit
+        self.clipped_limit = clipped_limit
+        self.flat = self.clipped = 0
+        self.warned: set[str] = set()
+
+    def on_log(self, args, state, control, logs=None, **kwargs):
+        if not state.is_world_process_zero or not logs or "reward_std" not in logs:
+            return
+        self.flat = self.flat + 1 if logs.get("reward_std", 1.0) == 0.0 else 0
+        clipped = logs.get("completions/clipped_ratio", 0.0)
+        self.clipped = self.clipped + 1 if clipped > self.clipped_limit else 0
+        if self.flat >= self.patience:
+            self._once(
+                "flat",
+                f"reward_std has been 0 for {self.flat} steps: every completion in a group scores the same, so "
+                "there is no learning signal. Use a larger group (--set num_generations=8), add a reward that gives "
+                "partial credit, or check the reward's direction with `grpo-run check`.",
+            )
+        kl = logs.get("kl")
+        if kl is not None and math.isfinite(kl) and kl > self.kl_limit:
+            self._once(
+                "kl",
+                f"KL to the reference model is {kl:.3g} at step {state.global_step} and exploding: lower the "
+                f"learning rate (now {args.learning_rate:g}; try --set learning_rate={args.learning_rate / 4:g}).",
+            )
+        if self.clipped >= self.patience:
+            self._once(
+                "clipped",
+                f"{clipped:.0%} of completions hit max_completion_length ({args.max_completion_length} tokens) for "
+                f"{self.clipped} steps: they are cut before their answer. Raise it (--set max_completion_length="
+                f"{2 * args.max_completion_length}) or reward shorter answers.",
+            )
+
+    def _once(self, key: str, message: str) -> None:
+        if key not in self.warned:
+            self.warned.add(key)
+            self.warn(message)
+
+
+class ProgressCallback(TrainerCallback):
+    """A one-line progress bar: step, reward, reward_std, KL and time left."""
+
+    def __init__(self) -> None:
+        self.progress = None
+
+    def on_train_begin(self, args, state, control, **kwargs):
+        if not state.is_world_process_zero:
+            return
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self.progress = Progress(
+            TextColumn("step"), MofNCompleteColumn(), BarColumn(), TextColumn("{task.fields[stats]}"),
+            TextColumn("left"), TimeRemainingColumn(), transient=False,
+        )
+        self.progress.start()
+        self.task = self.progress.add_task("train", total=state.max_steps, completed=state.global_step, stats="")
+
+    def on_step_end(self, args, state, control, **kwargs):
+        if self.progress is not None:
+            self.progress.update(self.task, completed=state.global_step)
+
+    def on_log(self, args, state, control, logs=None, **kwargs):
+        if self.progress is None or not logs or "reward" not in logs:
+            return
+        stats = f"reward {logs['reward']:.3f}  std {logs.get('reward_std', 0.0):.3f}"
+        if "kl" in logs:
+            stats += f"  kl {logs['kl']:.3g}"
+        self.progress.update(self.task, stats=stats)
+
+    def on_train_end(self, args, state, control, **kwargs):
+        if self.progress is not None:
+            self.progress.stop()
+            self.progress = None
+
+
+class InterruptCallback(TrainerCallback):
+    """The first Ctrl-C saves a checkpoint at the end of the current step and stops cleanly."""
+
+    def __init__(self) -> None:
+        self.interrupted = False
+        self._previous = None
+
+    def on_train_begin(self, args, state, control, **kwargs):
+        try:
+            self._previous = signal.signal(signal.SIGINT, self._handle)
+        except ValueError:  # not the main thread: leave Ctrl-C alone
+            self._previous = None
+
+    def _handle(self, signum, frame):
+        if self.interrupted:  # a second Ctrl-C stops at once
+            raise KeyboardInterrupt
+        self.interrupted = True
+        print("\nstopping after this step and saving a checkpoint (Ctrl-C again to stop at once)", file=sys.stderr)
+
+    def on_step_end(self, args, state, control, **kwargs):
+        if self.interrupted:
+            control.should_save = True
+            control.should_training_stop = True
+
+    def on_train_end(self, args, state, control, **kwargs):
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+
+
+def plot_rewards(records: list[dict], reward_names: list[str], path: Path) -> Path | None:
+    """``reward_curve.png``: one line per reward's mean and one for the weighted total."""
+    steps = [r for r in records if "reward" in r]
+    if not steps:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axis = plt.subplots(figsize=(8, 4.5), dpi=100)
+    x = [r["step"] for r in steps]
+    for name in reward_names:
+        key = f"rewards/{name}/mean"
+        axis.plot(x, [r.get(key) if r.get(key) is not None else float("nan") for r in steps], label=name)
+    axis.plot(x, [r["reward"] if r["reward"] is not None else float("nan") for r in steps], label="total (weighted)",
+              color="black", linewidth=2)
+    axis.set_xlabel("step")
+    axis.set_ylabel("mean reward")
+    axis.set_title("Rewards during training")
+    axis.grid(alpha=0.3)
+    axis.legend()
+    figure.tight_layout()
+    figure.savefig(path)
+    plt.close(figure)
+    return Path(path)
+
+
+def summarize(records: list[dict], reward_names: list[str], fraction: float = 0.2) -> list[dict]:
+    """Mean of each reward (and the total) over the first and the last ``fraction`` of logged steps."""
+    steps = [r for r in records if "reward" in r]
+    if not steps:
+        return []
+    size = max(1, round(len(steps) * fraction))
+    first, last = steps[:size], steps[-size:]
+    rows = []
+    for label, key in [*((name, f"rewards/{name}/mean") for name in reward_names), ("total", "reward")]:
+        before, after = _mean(first, key), _mean(last, key)
+        rows.append({"reward": label, "first": before, "last": after, "steps": size})
+    return rows
+
+
+def _mean(records: list[dict], key: str) -> float | None:
+    values = [r[key] for r in records if r.get(key) is not None]
+    return sum(values) / len(values) if values else None
+
+
+def format_summary(rows: list[dict]) -> str:
+    if not rows:
+        return "no training steps were logged"
+    size = rows[0]["steps"]
+    lines = [f"{'reward':<16}{'first ' + str(size):>12}{'last ' + str(size):>12}{'change':>10}"]
+    for row in rows:
+        first, last = row["first"], row["last"]
+        change = "" if first is None or last is None else (f"x{last / first:.2f}" if first > 0 else f"{last - first:+.3f}")
+        fmt = lambda v: "-" if v is None else f"{v:.3f}"  # noqa: E731
+        lines.append(f"{row['reward']:<16}{fmt(first):>12}{fmt(last):>12}{change:>10}")
+    return "\n".join(lines)
+
+
+def elapsed(start: float) -> str:
+    seconds = int(time.monotonic() - start)
+    return f"{seconds // 60}m{seconds % 60:02d}s"

@@ -67,3 +67,34 @@ def _preflight(run) -> None:
         click.echo(format_report(report), err=True)
         raise GrpoError("preflight checks failed (shown above); fix the reward, or skip the checks with --no-preflight")
     click.echo("preflight: rewards passed their quick property checks", err=True)
+
+
+def sample_models(models, dataset, dataset_args, rewards, reward_args, n, max_new_tokens, temperature, output=None):
+    """Score each model's completions on the dataset's last ``n`` rows (see grpo_core.sample)."""
+    import json
+
+    from grpo_core import training
+    from grpo_core.data import check_columns
+    from grpo_core.plugins import get_registry
+    from grpo_core.rewards import load_rewards
+    from grpo_core.sample import held_out, sample_and_score
+
+    training._quiet_libraries()
+    names, weights, args = parse_reward_options(rewards, reward_args)
+    loaded = load_rewards(names, args=args, weights=weights)
+    for model in models:
+        training.check_model_name(model)
+    spec = get_registry().dataset(dataset)
+    rows = held_out(spec.load(**spec.resolve(parse_key_values(dataset_args, "--dataset-arg"))), n)
+    check_columns(rows, loaded, dataset)
+    results = []
+    for model in models:
+        result = sample_and_score(training.resolve_model(model), rows, loaded, max_new_tokens, temperature=temperature)
+        result["model"] = model
+        results.append(result)
+    if output:
+        with open(output, "w") as handle:
+            for result in results:
+                for record in result["samples"]:
+                    handle.write(json.dumps({"model": result["model"], **record}, default=str) + "\n")
+    return results

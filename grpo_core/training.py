@@ -94,15 +94,20 @@ def _has_accelerator() -> bool:
     return torch.cuda.is_available() or (hasattr(torch.backends, "mps") and torch.backends.mps.is_available())
 
 
-def build_trainer(run: ResolvedRun):
-    """TRL's GRPOTrainer for a resolved run (loads the model)."""
+def build_trainer(run: ResolvedRun, progress: bool = True):
+    """TRL's GRPOTrainer for a resolved run (loads the model), with grpo-core's callbacks."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers.trainer_callback import PrinterCallback, ProgressCallback as TqdmCallback
     from trl import GRPOConfig, GRPOTrainer
 
-    from grpo_core.outputs import MetricsCallback
+    from grpo_core import outputs
 
-    args = GRPOConfig(**run.grpo)
+    grpo = dict(run.grpo)
+    if progress:
+        grpo.setdefault("disable_tqdm", True)
+        _quiet_libraries()
+    args = GRPOConfig(**grpo)
     model_kwargs = dict(run.profile.model_kwargs)
     if isinstance(model_kwargs.get("dtype"), str) and model_kwargs["dtype"] != "auto":
         model_kwargs["dtype"] = getattr(torch, model_kwargs["dtype"])
@@ -115,6 +120,7 @@ def build_trainer(run: ResolvedRun):
         from peft import LoraConfig
 
         peft_config = LoraConfig(**run.profile.lora)
+    output_dir = Path(args.output_dir)
     trainer = GRPOTrainer(
         model=model,
         reward_funcs=run.rewards,
@@ -122,14 +128,35 @@ def build_trainer(run: ResolvedRun):
         train_dataset=run.dataset,
         processing_class=tokenizer,
         peft_config=peft_config,
-        callbacks=[MetricsCallback(Path(args.output_dir) / "metrics.jsonl")],
     )
+    trainer.add_callback(outputs.MetricsCallback(output_dir / outputs.METRICS_FILE))
+    every = max(1, (args.max_steps if args.max_steps > 0 else 100) // 10)
+    trainer.add_callback(outputs.CompletionsCallback(trainer, output_dir / outputs.COMPLETIONS_FILE, every))
+    trainer.add_callback(outputs.MonitorCallback(warn=lambda message: log_stderr(f"warning: {message}")))
+    trainer.add_callback(outputs.InterruptCallback())
+    if progress and args.disable_tqdm:
+        trainer.remove_callback(PrinterCallback)
+        trainer.remove_callback(TqdmCallback)
+        trainer.add_callback(outputs.ProgressCallback())
     return trainer
 
 
-def train(run: ResolvedRun, log=print):
-    """Train, save the final model in ``output_dir/final``, and return the trainer."""
+def _quiet_libraries() -> None:
+    """Our progress bar replaces the libraries' bars and deprecation chatter."""
+    import warnings
+
+    from transformers.utils import logging as hf_logging
+
+    warnings.filterwarnings("ignore", category=FutureWarning, module=r"transformers\..*")
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
+
+
+def train(run: ResolvedRun, log=print, progress: bool = True):
+    """Train, save the final model in ``output_dir/final``, write the plot and summary; return the trainer."""
     from transformers.trainer_utils import get_last_checkpoint
+
+    from grpo_core import outputs
 
     output_dir = Path(run.grpo["output_dir"])
     output_dir.mkdir(parents=True, exist_ok=True)
@@ -139,14 +166,46 @@ def train(run: ResolvedRun, log=print):
         if checkpoint is None:
             raise UsageError(f"--resume: no checkpoint in '{output_dir}'; start without --resume")
         log(f"resuming from {checkpoint}")
-    trainer = build_trainer(run)
+        outputs.truncate_metrics(output_dir / outputs.METRICS_FILE, int(Path(checkpoint).name.split("-")[-1]))
+    else:
+        for name in (outputs.METRICS_FILE, outputs.COMPLETIONS_FILE):
+            (output_dir / name).unlink(missing_ok=True)
+    write_run_config(run, output_dir / "run_config.yaml")
+    trainer = build_trainer(run, progress=progress)
+    interrupt = next(c for c in trainer.callback_handler.callbacks if isinstance(c, outputs.InterruptCallback))
     trainer.train(resume_from_checkpoint=checkpoint)
+    if not trainer.is_world_process_zero():
+        return trainer
+    names = [r.__name__ for r in run.rewards]
+    records = outputs.read_metrics(output_dir / outputs.METRICS_FILE)
+    plot = outputs.plot_rewards(records, names, output_dir / outputs.PLOT_FILE)
+    if interrupt.interrupted:
+        log(f"interrupted at step {trainer.state.global_step}; checkpoint saved in {output_dir}. "
+            f"Resume with: grpo-run --config {output_dir / 'run_config.yaml'} --resume")
+        return trainer
     final = output_dir / "final"
     trainer.save_model(str(final))
-    if trainer.is_world_process_zero():
-        trainer.processing_class.save_pretrained(str(final))
-        log(f"final model saved to {final}")
+    trainer.processing_class.save_pretrained(str(final))
+    log(outputs.format_summary(outputs.summarize(records, names)))
+    log(f"final model saved to {final}" + (f"; reward curve in {plot}" if plot else ""))
     return trainer
+
+
+def write_run_config(run: ResolvedRun, path: Path) -> None:
+    """Everything resolved, as a config file: ``grpo-run --config run_config.yaml`` reproduces the run."""
+    import yaml
+
+    settings = run.settings
+    config = {
+        "rewards": [f"{r.__name__}={r.weight:g}" for r in run.rewards],
+        "reward_args": {r.__name__: r.params for r in run.rewards if r.params},
+        "dataset": settings.dataset,
+        "dataset_args": {k: v for k, v in run.dataset_params.items() if v is not None},
+        "model": settings.model,
+        "profile": run.profile.name,
+        **{k: v for k, v in run.grpo.items() if k != "reward_weights"},
+    }
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
 
 
 def describe(run: ResolvedRun, launch_command: list[str] | None = None) -> str:

@@ -1,0 +1,63 @@
+"""Generate on held-out prompts and score with the selected rewards, to compare models before and after."""
+
+from __future__ import annotations
+
+import math
+
+
+def held_out(dataset, n: int):
+    """The last ``n`` rows: training reads a dataset from the start, so these are the least seen."""
+    n = min(n, len(dataset))
+    return dataset.select(range(len(dataset) - n, len(dataset)))
+
+
+def sample_and_score(model_path: str, rows, rewards, max_new_tokens: int = 64, batch_size: int = 16,
+                     temperature: float = 0.0, seed: int = 0) -> dict:
+    """Generate one completion per row and return per-reward means plus the samples."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    torch.manual_seed(seed)
+    tokenizer = AutoTokenizer.from_pretrained(model_path)
+    tokenizer.padding_side = "left"
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    model = AutoModelForCausalLM.from_pretrained(model_path, dtype=torch.float32).eval()
+    prompts = list(rows["prompt"])
+    completions: list[str] = []
+    for start in range(0, len(prompts), batch_size):
+        batch = prompts[start:start + batch_size]
+        texts = [
+            tokenizer.apply_chat_template(p, tokenize=False, add_generation_prompt=True) if not isinstance(p, str) else p
+            for p in batch
+        ]
+        encoded = tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=False)
+        with torch.inference_mode():
+            output = model.generate(
+                **encoded, max_new_tokens=max_new_tokens, do_sample=temperature > 0,
+                temperature=temperature if temperature > 0 else None, top_p=None, top_k=None,
+                pad_token_id=tokenizer.pad_token_id,
+            )
+        new_tokens = output[:, encoded["input_ids"].shape[1]:]
+        completions += tokenizer.batch_decode(new_tokens, skip_special_tokens=True)
+    shaped = [[{"role": "assistant", "content": c}] if not isinstance(p, str) else c for p, c in zip(prompts, completions)]
+    columns = {name: list(rows[name]) for name in rows.column_names if name != "prompt"}
+    scores = {}
+    for reward in rewards:
+        values = reward(prompts=prompts, completions=shaped, completion_ids=None, **columns)
+        finite = [v for v in values if v is not None and math.isfinite(v)]
+        scores[reward.__name__] = {"mean": sum(finite) / len(finite) if finite else None, "scored": len(finite),
+                                   "values": values}
+    return {"model": model_path, "n": len(prompts), "means": {k: v["mean"] for k, v in scores.items()},
+            "samples": [{"prompt": p, "completion": c, **{k: v["values"][i] for k, v in scores.items()}}
+                        for i, (p, c) in enumerate(zip(prompts, completions))]}
+
+
+def format_comparison(results: list[dict]) -> str:
+    names = list(results[0]["means"])
+    width = max(12, *(len(r["model"]) for r in results)) if results else 12
+    lines = [f"{'model':<{width}}  " + "".join(f"{n:>14}" for n in names)]
+    for result in results:
+        cells = "".join(f"{'-' if result['means'][n] is None else format(result['means'][n], '.3f'):>14}" for n in names)
+        lines.append(f"{result['model']:<{width}}  {cells}")
+    return "\n".join(lines)
