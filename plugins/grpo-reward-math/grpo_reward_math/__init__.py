@@ -33,6 +33,7 @@ SPEC = RewardSpec(
     bounds=(0.0, 1.0),
     columns=("answer",),
     batched=True,
+    timeout=5.0,  # the default per-item limit, so the checks allow for it; the `timeout` parameter sets it
     params=(
         Param("answer_column", "answer", str, "the dataset column holding the gold answer"),
         Param(

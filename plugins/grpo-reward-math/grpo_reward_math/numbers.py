@@ -77,26 +77,38 @@ class Number:
         bare = Number(self.key, self.value, self.approximate)
         return [bare, _scaled(bare, -2)]
 
+    def plain(self) -> str:
+        """The number as plain text (``3/4``, ``-2.5``, ``1e999``, ``50%``), as the prose fast path reads it."""
+        return self._text(latex=False)
+
     def latex(self) -> str:
-        """The number written for math-verify (no thousands separators, ``\\frac`` for fractions)."""
-        if self.key[0] == "decimal":
+        """The number written for math-verify (``\\frac{3}{4}``, ``1\\times10^{999}``, ``50\\%``)."""
+        return self._text(latex=True)
+
+    def _text(self, latex: bool) -> str:
+        kind = self.key[0]
+        if kind == "decimal":
             _, negative, digits, exponent = self.key
-            text = _decimal_text(digits, exponent)
-        elif self.key[0] == "fraction":
+            if digits and abs(exponent) > MAX_EXACT_EXPONENT:
+                text = f"{digits}\\times10^{{{exponent}}}" if latex else f"{digits}e{exponent}"
+            else:
+                text = _decimal_text(digits, exponent)
+        elif kind == "fraction":
             _, numerator, denominator = self.key
             negative = numerator < 0
-            text = f"\\frac{{{abs(numerator)}}}{{{denominator}}}" if denominator != 1 else str(abs(numerator))
+            if denominator == 1:
+                text = str(abs(numerator))
+            else:
+                text = f"\\frac{{{abs(numerator)}}}{{{denominator}}}" if latex else f"{abs(numerator)}/{denominator}"
         else:
             return ""
         text = ("-" if negative and text != "0" else "") + text
-        return text + ("\\%" if self.percent else "")
+        return text + (("\\%" if latex else "%") if self.percent else "")
 
 
 def _decimal_text(digits: str, exponent: int) -> str:
     if not digits:
         return "0"
-    if abs(exponent) > MAX_EXACT_EXPONENT:
-        return f"{digits}e{exponent}"
     if exponent >= 0:
         return digits + "0" * exponent
     if -exponent >= len(digits):

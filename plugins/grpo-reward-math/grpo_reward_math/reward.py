@@ -17,6 +17,7 @@ from grpo_reward_math.numbers import Number, parse_plain_number, same_number
 from grpo_reward_math.symbolic import MAX_TEXT
 
 EXTRACT_MODES = ("auto", "answer-tag", "boxed", "last-number")
+WARM_UP_SECONDS = 120.0  # allowance for a cold worker to import math-verify and sympy
 MAX_SPAN = 10_000  # a tag or box longer than this that is not a plain number is not an answer
 
 
@@ -132,15 +133,19 @@ def math_reward(completions, answer, *, answer_column="answer", extract="auto", 
 def _judge_symbolic(waiting, scores, timeout) -> None:
     from grpo_core.timeout import TIMEOUT, Failure, get_pool
 
-    from grpo_reward_math.symbolic import gold_parses, judge
+    from grpo_reward_math.symbolic import gold_parses, judge, warm_up
 
     pool = get_pool()
+    # A worker replaced after a timeout starts cold; importing sympy must not eat an item's deadline.
+    pool.map(warm_up, [((), {})] * pool.size, max(WARM_UP_SECONDS, timeout))
     # Gold answers first, so that a gold math-verify cannot read gives None rather than 0.0.
     symbolic_golds = sorted({gold for _, gold, _ in waiting if isinstance(gold, str)})
     readable = set()
     if symbolic_golds:
         results = pool.map(gold_parses, [((gold,), {}) for gold in symbolic_golds], timeout)
         readable = {gold for gold, ok in zip(symbolic_golds, results) if ok is True}
+        if any(result is TIMEOUT for result in results):
+            pool.map(warm_up, [((), {})] * pool.size, max(WARM_UP_SECONDS, timeout))
     calls, targets = [], []
     for index, gold, item in waiting:
         if isinstance(gold, str) and gold not in readable:

@@ -27,27 +27,40 @@ def _load():
     return _math_verify
 
 
+def warm_up() -> bool:
+    """Import math-verify, so a fresh worker's import does not count against an item's deadline."""
+    _load()
+    return True
+
+
 def _has_delimiters(text: str) -> bool:
     return "$" in text or "\\(" in text or "\\[" in text or "\\boxed" in text
 
 
-def parse_expression(text: str) -> list:
+def parse_expression(text: str, fallback: str = "first_match") -> list:
     """math-verify's reading of an answer (a gold answer or the content of a tag or box).
 
     Bare LaTeX such as ``\\sqrt{2}/2`` or ``(1, 2]`` is read as inline math first, then as plain text.
+    With ``fallback="no_fallback"`` text math-verify cannot parse gives ``[]`` rather than itself.
     """
     mv = _load()
     text = text.strip()
     if not text:
         return []
     if _has_delimiters(text):
-        return mv.parse(text, parsing_timeout=None)
-    return mv.parse(f"${text}$", parsing_timeout=None) or mv.parse(text, parsing_timeout=None)
+        return mv.parse(text, fallback_mode=fallback, parsing_timeout=None)
+    return mv.parse(f"${text}$", fallback_mode=fallback, parsing_timeout=None) or mv.parse(
+        text, fallback_mode=fallback, parsing_timeout=None
+    )
+
+
+def _parse_gold(gold: str) -> list:
+    return parse_expression(gold, fallback="no_fallback")
 
 
 def gold_parses(gold: str) -> bool:
     """Whether math-verify can read the gold answer at all."""
-    return bool(parse_expression(gold))
+    return bool(_parse_gold(gold))
 
 
 def judge(gold: str, kind: str, payload: str) -> float | None:
@@ -57,7 +70,7 @@ def judge(gold: str, kind: str, payload: str) -> float | None:
     completion: math-verify's own extraction, then the last number).
     """
     mv = _load()
-    gold_parsed = parse_expression(gold)
+    gold_parsed = _parse_gold(gold)
     if not gold_parsed:
         return None
     if kind == "span":

@@ -1,0 +1,19 @@
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["HF_DATASETS_OFFLINE"] = "1"
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture(autouse=True)
+def fresh_registry():
+    """Each test loads the installed plugins afresh."""
+    from grpo_core.plugins import use_registry
+
+    use_registry(None)
+    yield
+    use_registry(None)
