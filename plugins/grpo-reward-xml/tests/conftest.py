@@ -5,5 +5,5 @@ from hypothesis import HealthCheck, settings
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 # Noise strategies reject the rare draw that spells a tag by accident.
-settings.register_profile("xml", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+settings.register_profile("xml", max_examples=80, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 settings.load_profile("xml")

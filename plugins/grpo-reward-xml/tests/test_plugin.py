@@ -1,0 +1,119 @@
+"""The plugin as grpo-core sees it: discovery, parameters, and both completion shapes through load_rewards."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import grpo_core
+import grpo_reward_xml
+from grpo_core import UsageError, load_rewards
+from grpo_core.plugins import get_registry, registered, use_registry
+
+CLEAN_THINK = "<think>\nI add 2 and 2.\n</think>\n<answer>\n4\n</answer>"
+
+
+@pytest.fixture
+def only_this_plugin(monkeypatch):
+    """A registry holding this plugin and grpo-core's built-ins, whatever else is installed."""
+    monkeypatch.setenv("GRPO_LOAD_PLUGINS", "")
+    with registered(grpo_reward_xml, distribution="grpo-reward-xml") as registry:
+        yield registry
+
+
+def _call(reward, completions):
+    logged = {}
+    scores = reward(
+        prompts=["What is 2 + 2?"] * len(completions),
+        completions=completions,
+        completion_ids=[[1, 2]] * len(completions),
+        log_metric=lambda key, value: logged.__setitem__(key, value),
+    )
+    return scores, logged
+
+
+def test_both_completion_shapes_score_the_same(only_this_plugin):
+    [reward] = load_rewards(["xml-format"], {"xml-format": {"tags": "think,answer", "mode": "strict"}})
+    texts = [CLEAN_THINK, "no tags", CLEAN_THINK + " trailing", ""]
+    plain, logged = _call(reward, texts)
+    chat, _ = _call(reward, [[{"role": "assistant", "content": t}] for t in texts])
+    assert plain == chat == [1.0, 0.0, 0.0, 0.0]
+    assert logged == {"rewards/xml-format/errors": 0.0}
+    assert reward.__name__ == "xml-format"
+
+
+def test_defaults_are_incremental_reasoning_answer(only_this_plugin):
+    [reward] = load_rewards(["xml-format"])
+    assert reward.params == {"tags": "reasoning,answer", "mode": "incremental", "prefilled": False, "penalize_trailing": True}
+    partial = "<reasoning>I add 2 and 2."  # what a small model writes before it learns the format
+    scores, _ = _call(reward, [partial, [{"role": "assistant", "content": partial}], "4"])
+    assert scores[0] == scores[1] > scores[2] == 0.0
+
+
+def test_string_parameters_from_the_command_line(only_this_plugin):
+    from grpo_core.options import parse_reward_options
+
+    names, weights, args = parse_reward_options(
+        ["xml-format=0.5"], ["xml-format.tags=think,answer", "xml-format.prefilled=true", "xml-format.mode=soft"]
+    )
+    [reward] = load_rewards(names, args, weights)
+    assert reward.weight == 0.5
+    scores, _ = _call(reward, ["Let me see.</think> <answer>4</answer>", CLEAN_THINK])
+    assert scores == [1.0, 0.0]  # with prefilled, writing <think> again is a duplicate
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ({"tags": ""}, "tags must name at least one element"),
+        ({"tags": "<think>,answer"}, "tag name '<think>' contains '<'"),
+        ({"tags": "answer,answer"}, "tag name 'answer' appears twice"),
+        ({"tags": "think,,answer"}, "tags has an empty name"),
+        ({"tags": "final answer"}, "tag name 'final answer' contains ' '"),
+        ({"mode": "loose"}, "must be one of: incremental, soft, strict"),
+        ({"prefilled": "maybe"}, "expects bool"),
+        ({"tag": "think"}, "did you mean 'tags'"),
+    ],
+)
+def test_bad_parameters_are_sentences_at_load_time(only_this_plugin, args, message):
+    with pytest.raises(UsageError, match=message.replace("(", r"\(")):
+        load_rewards(["xml-format"], {"xml-format": args})
+
+
+def test_registered_through_the_entry_point(monkeypatch):
+    monkeypatch.setenv("GRPO_LOAD_PLUGINS", "grpo-reward-xml")
+    use_registry(None)
+    try:
+        spec = get_registry().reward("xml-format")
+        assert spec.distribution == "grpo-reward-xml"
+        assert spec.func is grpo_reward_xml.xml_format_reward
+    finally:
+        use_registry(None)
+
+
+def test_gold_scores_the_top_bound_through_the_adapter(only_this_plugin):
+    spec = only_this_plugin.reward("xml-format")
+    for args in ({}, {"tags": "think,answer", "prefilled": "true"}, {"tags": "think", "mode": "strict"}):
+        params = spec.resolve(args)
+        [reward] = load_rewards(["xml-format"], {"xml-format": args})
+        scores, _ = _call(reward, [spec.gold({}, params)])
+        assert scores == [spec.bounds[1]]
+
+
+def test_rows_need_no_columns(only_this_plugin):
+    from hypothesis import find
+
+    spec = only_this_plugin.reward("xml-format")
+    assert spec.required_columns(spec.resolve()) == {}
+    assert find(spec.rows(spec.resolve()), lambda row: True) == {}
+
+
+def test_import_is_cheap():
+    code = (
+        "import sys, json, grpo_reward_xml; "
+        "print(json.dumps(sorted(m for m in ('hypothesis', 'torch', 'transformers', 'trl', 'datasets', "
+        "'sympy', 'math_verify', 'jsonschema') if m in sys.modules)))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(result.stdout) == []
