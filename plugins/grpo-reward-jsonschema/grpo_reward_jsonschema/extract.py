@@ -39,8 +39,12 @@ def extract_json(text: str, mode: str = "auto", max_chars: int = 100_000, max_de
     ``max_chars`` ends the search (a truncated answer earns nothing for the fragments inside
     it). ``auto``: whole, then fenced, then first. A candidate longer than ``max_chars`` or
     nested deeper than ``max_depth`` counts as unparseable, and so do NaN/Infinity and
-    integers too long for Python to convert.
+    integers too long for Python to convert. Text up to a closing ``</think>`` is reasoning,
+    not the answer, and is left out first.
     """
+    cut = text.rfind("</think>")
+    if cut >= 0:
+        text = text[cut + len("</think>") :]
     if mode == "whole":
         return parse_limited(text.strip(), max_chars, max_depth)
     if mode == "fenced":

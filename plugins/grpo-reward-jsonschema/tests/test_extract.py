@@ -56,6 +56,13 @@ def test_auto_prefers_whole_then_fence_then_first():
     assert extract_json('{"z": 3}', "auto") == {"z": 3}
 
 
+@pytest.mark.parametrize("mode", ["whole", "first", "auto"])
+def test_reasoning_before_think_close_is_left_out(mode):
+    text = f"<think>The fields are [1, 2] and {{\"draft\": true}}.</think>\n{TEXT}"
+    assert extract_json(text, mode) == OBJ
+    assert extract_json("<think>only reasoning {\"a\": 1}</think>", mode) is NO_JSON
+
+
 def test_json_tagged_fence_beats_untagged():
     text = '```\n{"untagged": 1}\n```\n```json\n{"tagged": 1}\n```'
     assert extract_json(text, "fenced") == {"tagged": 1}
