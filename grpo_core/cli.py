@@ -26,13 +26,10 @@ class GrpoGroup(click.Group):
     def _attach(self) -> None:
         if not GrpoGroup._attached:
             GrpoGroup._attached = True
+            from grpo_core.check_command import check
             from grpo_core.plugins import get_registry
 
-            try:  # TEMP until check_command lands
-                from grpo_core.check_command import check
-                self.add_command(check)
-            except ModuleNotFoundError:
-                pass
+            self.add_command(check)
             get_registry().add_commands(self)
 
     def list_commands(self, ctx):

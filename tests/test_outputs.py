@@ -1,0 +1,90 @@
+"""Run outputs: metrics, warnings, summary, plot and the reproducible run_config.yaml."""
+
+import json
+from types import SimpleNamespace
+
+import pytest
+
+from grpo_core import outputs
+
+
+def records(values, key="rewards/math/mean"):
+    return [{"step": i + 1, "reward": v, "reward_std": 0.1, key: v} for i, v in enumerate(values)]
+
+
+def test_summary_compares_first_and_last_fifth():
+    rows = outputs.summarize(records([0.0, 0.1, 0.1, 0.2, 0.2, 0.3, 0.3, 0.4, 0.4, 0.5]), ["math"])
+    math_row = rows[0]
+    assert math_row["reward"] == "math" and math_row["steps"] == 2
+    assert math_row["first"] == pytest.approx(0.05) and math_row["last"] == pytest.approx(0.45)
+    text = outputs.format_summary(rows)
+    assert "x9.00" in text and "first 2" in text
+
+
+def test_summary_handles_missing_values_and_no_steps():
+    assert outputs.summarize([{"step": 1, "loss": 0.1}], ["math"]) == []
+    rows = outputs.summarize([{"step": 1, "reward": 0.0, "rewards/math/mean": None}], ["math"])
+    assert rows[0]["first"] is None
+    assert "-" in outputs.format_summary(rows)
+
+
+def monitor_run(logs_per_step, **limits):
+    warnings = []
+    monitor = outputs.MonitorCallback(warn=warnings.append, **limits)
+    args = SimpleNamespace(learning_rate=1e-5, max_completion_length=48)
+    for step, logs in enumerate(logs_per_step, start=1):
+        monitor.on_log(args, SimpleNamespace(is_world_process_zero=True, global_step=step), None, logs=logs)
+    return warnings
+
+
+def test_warns_once_when_reward_std_stays_zero():
+    warnings = monitor_run([{"reward": 0.0, "reward_std": 0.0}] * 5)
+    assert len(warnings) == 1
+    assert "reward_std has been 0 for 3 steps" in warnings[0] and "num_generations" in warnings[0]
+
+
+def test_no_warning_when_signal_returns():
+    flat, signal = {"reward": 0.0, "reward_std": 0.0}, {"reward": 0.5, "reward_std": 0.2}
+    assert monitor_run([flat, flat, signal, flat, flat]) == []
+
+
+def test_warns_when_kl_explodes_and_names_a_lower_learning_rate():
+    warnings = monitor_run([{"reward": 0.1, "reward_std": 0.1, "kl": 0.01}, {"reward": 0.1, "reward_std": 0.1, "kl": 50.0}])
+    assert len(warnings) == 1 and "KL" in warnings[0] and "learning_rate=2.5e-06" in warnings[0]
+
+
+def test_warns_when_most_completions_are_truncated():
+    logs = {"reward": 0.1, "reward_std": 0.1, "completions/clipped_ratio": 0.9}
+    warnings = monitor_run([logs] * 3)
+    assert len(warnings) == 1 and "max_completion_length (48 tokens)" in warnings[0] and "=96" in warnings[0]
+
+
+def test_truncate_metrics_keeps_steps_up_to_the_checkpoint(tmp_path):
+    path = tmp_path / "metrics.jsonl"
+    path.write_text("".join(json.dumps({"step": s, "reward": 0.1}) + "\n" for s in (1, 2, 3, 4)))
+    outputs.truncate_metrics(path, 2)
+    assert [r["step"] for r in outputs.read_metrics(path)] == [1, 2]
+
+
+def test_plot_has_one_line_per_reward_and_the_total(tmp_path):
+    data = [{"step": i, "reward": i / 10, "rewards/math/mean": i / 20, "rewards/xml-format/mean": 0.5} for i in range(1, 6)]
+    path = outputs.plot_rewards(data, ["math", "xml-format"], tmp_path / "curve.png")
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert outputs.plot_rewards([{"step": 1, "loss": 0.2}], ["math"], tmp_path / "none.png") is None
+
+
+def test_run_config_reproduces_the_resolved_run(data_file, tmp_path, cache_dir):
+    from grpo_core import training
+    from grpo_core.runner import settings_from_options
+
+    settings = settings_from_options(
+        rewards=("length=0.5",), reward_args=("length.target=30",), dataset="local",
+        dataset_args=(f"path={data_file}",), model="tiny-random", max_steps=5, output_dir=str(tmp_path / "out"),
+        overrides=("learning_rate=3e-5",),
+    )
+    run = training.resolve(settings, log=lambda m: None)
+    training.write_run_config(run, tmp_path / "run_config.yaml")
+    again = training.resolve(settings_from_options(config_file=str(tmp_path / "run_config.yaml")), log=lambda m: None)
+    assert again.grpo == run.grpo
+    assert [(r.__name__, r.weight, r.params) for r in again.rewards] == [(r.__name__, r.weight, r.params) for r in run.rewards]
+    assert again.dataset_params == run.dataset_params and again.model_path == run.model_path
