@@ -148,11 +148,11 @@ def test_show_profile_command(monkeypatch):
     installed(monkeypatch)
     result = CliRunner().invoke(cli, ["profile", "auto"])
     assert result.exit_code == 0, result.output
-    shown = json.loads(result.output)
+    shown = json.loads(result.stdout)
     assert shown["picks"]["name"] == "gpu-40gb" and "39.0 of 39.4 GiB free" in shown["picks"]["reason"]
     assert shown["grpo_config"]["per_device_train_batch_size"] == 16 and shown["lora"]["r"] == 16
     result = CliRunner().invoke(cli, ["profile", "multi-gpu-zero3"])
-    assert json.loads(result.output)["launcher"]["accelerate_config"]["deepspeed_config"]["zero_stage"] == 3
+    assert json.loads(result.stdout)["launcher"]["accelerate_config"]["deepspeed_config"]["zero_stage"] == 3
     result = CliRunner().invoke(cli, ["profile", "gpu-99gb"])
     assert result.exit_code == 2 and "unknown profile 'gpu-99gb'" in result.output
 
@@ -175,7 +175,7 @@ def test_third_party_profile_registers_and_launches_like_a_builtin():
         assert profile.distribution == "lab-profiles" and reason == "selected"
         assert describe_profile("lab-cluster")["grpo_config"]["num_generations"] == 6
         result = CliRunner().invoke(cli, ["profiles", "--json"])
-        rows = {row["name"]: row for row in json.loads(result.output)}
+        rows = {row["name"]: row for row in json.loads(result.stdout)}
         assert rows["lab-cluster"]["distribution"] == "lab-profiles" and rows["lab-cluster"]["launcher"] is True
         from grpo_core.launch import launch_command
 
@@ -192,7 +192,7 @@ def test_dry_run_on_a_mocked_gpu_prints_the_sized_config(monkeypatch, data_file,
         "--profile", "auto", "--dry-run", "--no-preflight",
     ])
     assert result.exit_code == 0, result.output
-    resolved = json.loads(result.output[result.output.index("{"):])
+    resolved = json.loads(result.stdout)
     assert resolved["profile"]["name"] == "gpu-80gb"
     assert resolved["grpo_config"]["bf16"] is True and "use_cpu" not in resolved["grpo_config"]
     assert resolved["grpo_config"]["per_device_train_batch_size"] == 32
