@@ -76,7 +76,7 @@ def make_row(rng: random.Random, system_prompt: str | None = DEFAULT_SYSTEM_PROM
         sentences.insert(rng.randint(0, len(sentences)), fields[rng.choice(unused)][2])
     expected = {name: fields[name][1] for name in chosen}
     text = intro + " " + " ".join(sentences)
-    schema_json = json.dumps(schema, indent=2)
+    schema_json = json.dumps(schema)
     user = (
         f"Extract the {title.lower()} described below as JSON that follows this JSON Schema.\n\n"
         f"Schema:\n```json\n{schema_json}\n```\n\nText:\n{text}"
@@ -84,7 +84,7 @@ def make_row(rng: random.Random, system_prompt: str | None = DEFAULT_SYSTEM_PROM
     prompt = [{"role": "user", "content": user}]
     if system_prompt:
         prompt.insert(0, {"role": "system", "content": system_prompt})
-    return {"prompt": prompt, "schema": json.dumps(schema), "expected": json.dumps(expected)}
+    return {"prompt": prompt, "schema": schema_json, "expected": json.dumps(expected)}
 
 
 # Each kind returns (title, {field: (property schema, value, sentence)}, opening sentence).
