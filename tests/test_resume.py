@@ -1,0 +1,66 @@
+"""Nothing lost: Ctrl-C saves a checkpoint and exits cleanly; --resume continues to the same step count."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+
+def grpo_run(*args, **kwargs):
+    return subprocess.Popen([sys.executable, "-m", "grpo_core", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, **kwargs)
+
+
+def logged_steps(path):
+    if not path.exists():
+        return []
+    return [json.loads(line)["step"] for line in path.read_text().splitlines() if '"reward"' in line]
+
+
+def test_ctrl_c_then_resume(data_file, tmp_path, cache_dir):
+    out = tmp_path / "out"
+    process = grpo_run(
+        "--reward", "length", "--reward-arg", "length.target=10", "--dataset", "local", "--dataset-arg",
+        f"path={data_file}", "--model", "tiny-random", "--max-steps", "8", "--output-dir", str(out), "--no-preflight",
+        "--set", "max_completion_length=8", "--set", "num_generations=2", "--set", "per_device_train_batch_size=2",
+        "--set", "save_steps=100",
+    )
+    deadline = time.monotonic() + 180
+    while len(logged_steps(out / "metrics.jsonl")) < 2 and time.monotonic() < deadline and process.poll() is None:
+        time.sleep(0.2)
+    assert process.poll() is None, process.communicate()[1][-3000:]
+    os.kill(process.pid, signal.SIGINT)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 0, stderr[-3000:]
+    assert "Resume with: grpo-run --config" in stderr
+    checkpoints = sorted(out.glob("checkpoint-*"))
+    assert len(checkpoints) == 1
+    stopped_at = int(checkpoints[0].name.split("-")[1])
+    assert 2 <= stopped_at < 8
+    assert not (out / "final").exists()
+
+    resumed = grpo_run("--config", str(out / "run_config.yaml"), "--resume", "--no-preflight")
+    _, stderr = resumed.communicate(timeout=300)
+    assert resumed.returncode == 0, stderr[-3000:]
+    assert f"resuming from {checkpoints[0]}" in stderr
+    assert logged_steps(out / "metrics.jsonl") == list(range(1, 9))  # each step once, up to the same count
+    assert (out / "final" / "config.json").exists() and (out / "reward_curve.png").exists()
+    lines = (out / "completions.jsonl").read_text().splitlines()
+    record = json.loads(lines[-1])
+    assert record["step"] == 8 and set(record["rewards"]) == {"length"}
+
+
+def test_sample_compares_models(data_file, cache_dir):
+    process = grpo_run("sample", "--model", "tiny-random", "--dataset", "local", "--dataset-arg", f"path={data_file}",
+                       "--reward", "length", "--reward-arg", "length.target=4", "-n", "3", "--max-new-tokens", "4", "--json")
+    stdout, stderr = process.communicate(timeout=300)
+    assert process.returncode == 0, stderr[-3000:]
+    (result,) = json.loads(stdout)
+    assert result["n"] == 3 and result["model"] == "tiny-random"
+    assert 0.0 <= result["means"]["length"] <= 1.0
