@@ -208,11 +208,6 @@ def chat_prompt(prompt, system_prompt=None, examples=()) -> list[dict]:
     return system + shots + messages[leading:]
 
 
-def with_system_prompt(prompt, system_prompt: str):
-    """Turn a text prompt into chat messages with a system message, or replace the messages' system message."""
-    return chat_prompt(prompt, system_prompt)
-
-
 def _text(value) -> str:
     if isinstance(value, list):
         return "\n".join(str(m.get("content", "")) if isinstance(m, dict) else str(m) for m in value)

