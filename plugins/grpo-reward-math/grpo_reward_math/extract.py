@@ -114,4 +114,4 @@ def prose_number(text: str) -> Number | None:
 
 
 # Stands for a number too large to read: it equals nothing, so it scores as a wrong answer.
-_UNREADABLE = Number(("unreadable",), None, False)
+_UNREADABLE = Number(("unreadable",), False)

@@ -8,8 +8,8 @@ fractions (``Fraction``) are only built when both sides are small enough to be c
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from fractions import Fraction
+from typing import NamedTuple
 
 # Past these sizes a number is compared by its canonical digits only, never turned into an int.
 MAX_EXACT_DIGITS = 300
@@ -61,20 +61,39 @@ _DEGREES = re.compile(r"\^\s*\{?\s*\\circ\s*\}?|\\degree\b")
 _DELIMITERS = (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"))
 
 
-@dataclass(frozen=True)
-class Number:
-    """A plain number: an exact ``key`` for equality, a ``value`` when it is small, and how it was written."""
+class Number(NamedTuple):
+    """A plain number: an exact canonical ``key`` and how it was written.
+
+    ``key`` is ``("decimal", negative, digits, exponent)`` (value = digits x 10^exponent, digits
+    without leading or trailing zeros), ``("fraction", numerator, denominator)`` in lowest terms,
+    or ``("unreadable",)`` for a number too large to read, which equals nothing.
+    """
 
     key: tuple
-    value: Fraction | None
     approximate: bool  # written with a decimal point or an exponent: matches to ROUND_PLACES places
     percent: bool = False
+
+    @property
+    def value(self) -> Fraction | None:
+        """The exact value, or None when it is too large to compute cheaply."""
+        kind = self.key[0]
+        if kind == "fraction":
+            return Fraction(self.key[1], self.key[2])
+        if kind != "decimal":
+            return None
+        _, negative, digits, exponent = self.key
+        if not digits:
+            return Fraction(0)
+        if len(digits) > MAX_EXACT_DIGITS or abs(exponent) > MAX_EXACT_EXPONENT:
+            return None
+        numerator = -int(digits) if negative else int(digits)
+        return Fraction(numerator * 10**exponent) if exponent >= 0 else Fraction(numerator, 10**-exponent)
 
     def variants(self) -> list[Number]:
         """The values this number may stand for: ``50%`` is 50 or 0.5 (as math-verify reads it)."""
         if not self.percent:
             return [self]
-        bare = Number(self.key, self.value, self.approximate)
+        bare = Number(self.key, self.approximate)
         return [bare, _scaled(bare, -2)]
 
     def plain(self) -> str:
@@ -118,15 +137,13 @@ def _decimal_text(digits: str, exponent: int) -> str:
 
 def _scaled(number: Number, power: int) -> Number:
     """``number`` times ``10**power``."""
-    value = number.value * Fraction(10) ** power if number.value is not None else None
     if number.key[0] == "decimal":
         _, negative, digits, exponent = number.key
-        key = ("decimal", negative, digits, exponent + power if digits else 0)
-    elif value is not None:
-        key = ("fraction", value.numerator, value.denominator)
-    else:
-        key = number.key + (power,)
-    return Number(key, value, True)
+        return Number(("decimal", negative, digits, exponent + power if digits else 0), True)
+    if number.key[0] == "fraction":
+        value = number.value * Fraction(10) ** power
+        return Number(("fraction", value.numerator, value.denominator), True)
+    return number
 
 
 def _decimal(text: str, negative: bool) -> Number | None:
@@ -144,13 +161,8 @@ def _decimal(text: str, negative: bool) -> Number | None:
     digits = stripped
     approximate = bool(fraction) or bool(exponent_text)
     if not digits:
-        return Number(("decimal", False, "", 0), Fraction(0), approximate)
-    value = None
-    if len(digits) <= MAX_EXACT_DIGITS and abs(exponent) <= MAX_EXACT_EXPONENT:
-        value = Fraction(int(digits)) * Fraction(10) ** exponent
-        if negative:
-            value = -value
-    return Number(("decimal", negative, digits, exponent), value, approximate)
+        return Number(("decimal", False, "", 0), approximate)
+    return Number(("decimal", negative, digits, exponent), approximate)
 
 
 def _build(groups: dict) -> Number | None:
@@ -164,12 +176,15 @@ def _build(groups: dict) -> Number | None:
     denominator_text = groups.get("denominator")
     if denominator_text:
         denominator = _decimal(denominator_text, groups.get("den_sign") == "-")
-        if denominator is None or number.value is None or denominator.value in (None, 0):
+        if denominator is None:
             return None
-        value = number.value / denominator.value
+        top, bottom = number.value, denominator.value
+        if top is None or bottom is None or bottom == 0:
+            return None
+        value = top / bottom
         approximate = number.approximate or denominator.approximate
-        return Number(("fraction", value.numerator, value.denominator), value, approximate, percent)
-    return Number(number.key, number.value, number.approximate, percent)
+        return Number(("fraction", value.numerator, value.denominator), approximate, percent)
+    return Number(number.key, number.approximate, percent) if percent else number
 
 
 def normalize_latex_number(text: str) -> str | None:
@@ -188,15 +203,17 @@ def normalize_latex_number(text: str) -> str | None:
     text = _DEGREES.sub("°", text)
     text = _LATEX_SPACES.sub(" ", text)
     text = _LATEX_TEXT.sub(lambda m: " " + m.group(1), text)
-    text = _LATEX_FRACTION.sub(
-        lambda m: f"({m.group(1)})/({m.group(2)})" if m.group(1) is not None else f"{m.group(3)}/{m.group(4)}",
-        text,
-    )
-    # A fraction written with one minus outside: -\frac{3}{4} became -(3)/(4).
-    text = re.sub(r"\(\s*([-+]?)\s*([\d.,]+)\s*\)", r"\1\2", text)
+    # Spaces keep a mixed number 2\frac{1}{3} from reading as 21/3: "2 1/3" is not a plain number.
+    text = _LATEX_FRACTION.sub(_fraction_text, text)
     if "\\" in text or "{" in text or "}" in text or "^" in text:
         return None
     return text
+
+
+def _fraction_text(match: re.Match) -> str:
+    if match.group(1) is not None:
+        return f" {match.group(1).replace(' ', '')}/{match.group(2).replace(' ', '')} "
+    return f" {match.group(3)}/{match.group(4)} "
 
 
 def parse_plain_number(text: str, units: bool = True) -> Number | None:
@@ -205,6 +222,9 @@ def parse_plain_number(text: str, units: bool = True) -> Number | None:
     Reads integers, decimals, signs, ``3/4``, ``1,234``, ``$5``, ``50%``, ``1e3``, trailing
     periods and (with ``units``) trailing unit words such as ``12 apples.``.
     """
+    text = text.strip()
+    if text.isdigit() and text.isascii():  # the common case, without the regex
+        return _decimal(text, False)
     text = normalize_latex_number(text.replace("\u2212", "-").replace("\u00a0", " ").replace("\u202f", " "))
     if text is None:
         return None
@@ -236,10 +256,13 @@ def _equal(a: Number, b: Number) -> bool:
         return False
     if a.key == b.key:
         return True
-    if a.value is None or b.value is None:
+    if a.key[0] == b.key[0] == "decimal" and not (a.approximate or b.approximate):
+        return False  # canonical keys: different keys are different values
+    x, y = a.value, b.value
+    if x is None or y is None:
         return False
-    if a.value == b.value:
+    if x == y:
         return True
     if a.approximate or b.approximate:
-        return round(a.value, ROUND_PLACES) == round(b.value, ROUND_PLACES)
+        return round(x, ROUND_PLACES) == round(y, ROUND_PLACES)
     return False

@@ -146,20 +146,22 @@ def _judge_symbolic(waiting, scores, timeout) -> None:
         readable = {gold for gold, ok in zip(symbolic_golds, results) if ok is True}
         if any(result is TIMEOUT for result in results):
             pool.map(warm_up, [((), {})] * pool.size, max(WARM_UP_SECONDS, timeout))
-    calls, targets = [], []
+    unique: dict[tuple, list[int]] = {}  # identical (gold, answer) items, common within a GRPO group, run once
     for index, gold, item in waiting:
         if isinstance(gold, str) and gold not in readable:
             scores[index] = None
             continue
         gold_text = gold if isinstance(gold, str) else gold.latex()
-        calls.append(((gold_text, item.kind, item.payload), {}))
-        targets.append(index)
-    if not calls:
+        unique.setdefault((gold_text, item.kind, item.payload), []).append(index)
+    if not unique:
         return
-    for index, result in zip(targets, pool.map(judge, calls, timeout)):
+    calls = [(key, {}) for key in unique]
+    for indices, result in zip(unique.values(), pool.map(judge, calls, timeout)):
         if result is TIMEOUT:
-            scores[index] = 0.0
+            value = 0.0
         elif isinstance(result, Failure) or result not in (None, 0.0, 1.0):
-            scores[index] = None
+            value = None
         else:
-            scores[index] = result
+            value = result
+        for index in indices:
+            scores[index] = value

@@ -11,6 +11,7 @@ from __future__ import annotations
 MAX_TEXT = 10_000  # only the end of a long completion, where the answer is, goes to math-verify
 
 _math_verify = None
+_warm = False
 
 
 def _load():
@@ -28,8 +29,12 @@ def _load():
 
 
 def warm_up() -> bool:
-    """Import math-verify, so a fresh worker's import does not count against an item's deadline."""
-    _load()
+    """Import math-verify and run it once, so a fresh worker's start-up does not eat an item's deadline."""
+    global _warm
+    if not _warm:
+        mv = _load()
+        mv.verify(mv.parse("$\\frac{\\sqrt{2}}{2}$"), mv.parse("$(x+1)^2 \\in (1, 2]$"), timeout_seconds=None)
+        _warm = True
     return True
 
 
