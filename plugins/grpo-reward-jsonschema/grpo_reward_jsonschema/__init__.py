@@ -15,23 +15,27 @@ __all__ = ["SPEC", "DATASET", "json_schema_reward", "load_json_extraction"]
 
 SPEC = RewardSpec(
     name="json-schema",
-    description="JSON that validates against a JSON Schema: 1 valid, partial credit falling with violations, 0 unparseable",
+    description="JSON valid for a JSON Schema: 1 if valid, partial credit falling with violations, 0 if unparseable",
     func=json_schema_reward,
     bounds=(0.0, 1.0),
     columns=schema_columns,
     params=(
-        Param("schema_column", "schema", str, "the dataset column holding each row's JSON Schema (JSON text or an object)"),
+        Param("schema_column", "schema", str, "dataset column with each row's JSON Schema (JSON text or an object)"),
         Param("schema", None, str, "a JSON Schema file used for every row instead of the column"),
-        Param("extract", "auto", str, "where the JSON is: whole text, a ```json fence, the first {...} or [...], or auto (in that order)", MODES),
-        Param("partial", 0.5, float, "score of parseable JSON with one violation; n violations score partial/n (0: all or nothing)"),
+        Param("extract", "auto", str, "where the JSON is: whole text, a ```json fence, the first {...} or [...], "
+              "or auto (those in order)", MODES),
+        Param("partial", 0.5, float, "score of parseable JSON with one violation; n violations score partial/n "
+              "(0: all or nothing)"),
         Param("formats", False, bool, "also enforce 'format' keywords (date, email, ...)"),
         Param("max_chars", 100_000, int, "longest JSON text parsed, in characters; longer counts as unparseable"),
         Param("max_depth", 64, int, "deepest nesting parsed; deeper counts as unparseable"),
     ),
     directions=(
-        Direction("JSON valid for the schema scores above JSON that breaks it", properties.valid_over_invalid, strict=True),
+        Direction("JSON valid for the schema scores above JSON that breaks it", properties.valid_over_invalid,
+                  strict=True),
         Direction("fewer schema violations score at least as high as more", properties.fewer_over_more),
-        Direction("parseable JSON scores at least as high as text with no parseable JSON", properties.parseable_over_unparseable),
+        Direction("parseable JSON scores at least as high as text with no parseable JSON",
+                  properties.parseable_over_unparseable),
     ),
     rows=properties.rows,
     gold=properties.gold,
@@ -40,7 +44,7 @@ SPEC = RewardSpec(
 
 DATASET = DatasetSpec(
     name="json-extraction",
-    description="Procedural records described in prose, with the JSON Schema the answer must follow (offline, seeded)",
+    description="Records described in prose, to answer as JSON following the given schema (procedural, offline)",
     load=load_json_extraction,
     columns=("schema", "expected"),
     params=(

@@ -104,3 +104,16 @@ def test_deep_schema_instance_recursion_is_contained():
     assert json_schema_reward(text, schema, max_depth=60) == 1.0
     deeper = "[" * 900 + "1" + "]" * 900
     assert 0.0 <= json_schema_reward(deeper, schema, max_depth=1000) <= 1.0
+
+
+def test_hostile_batch_through_the_adapter_in_both_shapes(registry):
+    import grpo_core
+
+    (reward,) = grpo_core.load_rewards(["json-schema"])
+    names = sorted(HOSTILE)
+    texts = [HOSTILE[name] for name in names]
+    plain = reward(prompts=[""] * len(texts), completions=texts, schema=[SCHEMA] * len(texts))
+    chat = reward(prompts=[""] * len(texts), completions=[[{"role": "assistant", "content": t}] for t in texts],
+                  schema=[SCHEMA] * len(texts))
+    assert plain == chat
+    assert all(isinstance(value, float) and 0.0 <= value <= 1.0 for value in plain), dict(zip(names, plain))

@@ -1,7 +1,7 @@
 import json
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grpo_reward_jsonschema.extract import NO_JSON, exceeds_depth, extract_json
@@ -70,7 +70,9 @@ def test_json_tagged_fence_beats_untagged():
 
 def test_size_limit():
     big = json.dumps({"text": "x" * 500})
-    assert extract_json(big, "whole", max_chars=len(big)) == {"text": "x" * 500}
+    for mode in ("whole", "first", "auto"):
+        assert extract_json(big, mode, max_chars=len(big)) == {"text": "x" * 500}
+    assert extract_json(f"prose {big} prose", "first", max_chars=len(big)) == {"text": "x" * 500}
     for mode in ("whole", "first", "auto"):
         assert extract_json(big, mode, max_chars=len(big) - 1) is NO_JSON
 
@@ -123,6 +125,7 @@ json_values = st.recursive(
 
 
 @given(json_values, st.integers(0, 8))
+@settings(max_examples=60, deadline=None)
 def test_exceeds_depth_matches_a_character_scan(value, limit):
     text = json.dumps(value)
     assert exceeds_depth(text, limit) == (_depth_brute_force(text) > limit)
@@ -131,6 +134,7 @@ def test_exceeds_depth_matches_a_character_scan(value, limit):
     assert extract_json(text, "whole", max_depth=limit) == expected
 
 
+@settings(max_examples=60, deadline=None)
 @given(json_values.filter(lambda v: isinstance(v, (dict, list))), st.text(alphabet="abc .,:\n"), st.text(alphabet="abc .,:\n"))
 def test_first_finds_a_value_in_prose(value, before, after):
     assert extract_json(f"{before}{json.dumps(value)}{after}", "first") == value

@@ -17,7 +17,7 @@ PARAM_SETS = [
     {"partial": 0.0},
     {"partial": 0.9, "formats": True},
 ]
-FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+FAST = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 
 
 def resolved(args):
@@ -116,3 +116,25 @@ def test_arbitrary_text_is_bounded_and_deterministic(text):
     first = score(text, columns, params)
     assert 0.0 <= first <= 1.0
     assert score(text, columns, params) == first
+
+
+@pytest.mark.parametrize("schema", [
+    {"type": "object", "properties": {"id": {"type": "integer"}, "label": {"type": "string"},
+                                      "level": {"enum": [1, 2, 3]}}, "required": ["id"]},
+    {"type": "array", "items": {"type": "string"}, "minItems": 1},
+], ids=["object", "array"])
+def test_directions_with_a_schema_file(tmp_path, schema):
+    path = tmp_path / "schema.json"
+    path.write_text(json.dumps(schema))
+    params = resolved({"schema": str(path)})
+    for direction in SPEC.directions:
+
+        @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+        @given(direction.pairs(params))
+        def check(pair):
+            better, worse, columns = pair
+            assert columns == {}
+            high, low = score(better, columns, params), score(worse, columns, params)
+            assert high > low if direction.strict else high >= low, (better, worse)
+
+        check()
