@@ -12,7 +12,7 @@ import click
 
 from grpo_core.errors import UsageError
 
-DEFAULT_MAX_EXAMPLES = 40  # kept equal to grpo_core.checks.DEFAULT_MAX_EXAMPLES (tested)
+DEFAULT_MAX_EXAMPLES = 20  # kept equal to grpo_core.checks.DEFAULT_MAX_EXAMPLES (tested)
 
 
 class _BadInput(click.ClickException):

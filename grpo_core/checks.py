@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 from grpo_core.rewards import Reward, RewardSpec
 
-DEFAULT_MAX_EXAMPLES = 40
+DEFAULT_MAX_EXAMPLES = 20
 PREFLIGHT_MAX_EXAMPLES = 8
 DEFAULT_ITEM_TIMEOUT_S = 2.0
 MAX_PARAM_VARIANTS = 12
@@ -267,8 +267,12 @@ def _check_value(value) -> tuple[str, str]:
     return "ok", ""
 
 
-def _ping(spec: RewardSpec) -> bool:
-    return isinstance(spec, RewardSpec)
+def _ping(spec_bytes: bytes) -> bool:
+    """Whether a worker can load the reward (its module must be importable there)."""
+    try:
+        return isinstance(pickle.loads(spec_bytes), RewardSpec)
+    except Exception:
+        return False
 
 
 def _watched(func: Callable, args: tuple, seconds: float):
@@ -328,14 +332,16 @@ class _Executor:
             return True
         from grpo_core.timeout import Failure, WorkerPool
 
+        if getattr(self.spec.func, "__module__", None) == "__main__":  # a worker cannot import a script
+            self.mode = "thread"
+            return False
         try:
-            spec = self.portable(self.spec)
-            pickle.dumps((spec, _adapter_call))
+            spec_bytes = pickle.dumps(self.portable(self.spec))
         except Exception:
             self.mode = "thread"
             return False
         self.pool = WorkerPool(size=1)
-        ok = self.pool.map(_ping, [((spec,), {})], 60.0)[0]
+        ok = self.pool.map(_ping, [((spec_bytes,), {})], 60.0)[0]
         if ok is not True or isinstance(ok, Failure):
             self.close()
             self.mode = "thread"
@@ -512,40 +518,53 @@ class _RewardCheck:
     def _by_name(self, vi: int, columns: dict) -> dict:
         return {name: columns.get(source) for name, source in self.variants[vi].columns.items()}
 
-    def _prompts(self):
-        from hypothesis import strategies as st
-
-        from grpo_core.testing import texts
-
-        if self.rows and any("prompt" in row for row in self.rows):
-            from grpo_core.rewards import completion_text
-
-            return st.sampled_from([completion_text(row.get("prompt")) for row in self.rows])
-        return texts(30)
-
-    def _items(self, vi: int):
-        """Ordinary completions for variant ``vi``: drawn text, the directions' pairs, gold completions."""
-        key = ("items", vi)
+    def _cached(self, key, build):
+        """Strategies are built once: hypothesis pays to validate every new strategy object it draws from."""
         if key not in self._strategies:
+            self._strategies[key] = build()
+        return self._strategies[key]
+
+    def _prompts(self):
+        def build():
+            from hypothesis import strategies as st
+
+            from grpo_core.testing import texts
+
+            if self.rows and any("prompt" in row for row in self.rows):
+                from grpo_core.rewards import completion_text
+
+                return st.sampled_from([completion_text(row.get("prompt")) for row in self.rows])
+            return texts(30)
+
+        return self._cached("prompts", build)
+
+    def _choices(self, vi: int):
+        """What an ordinary completion is, for variant ``vi``: drawn text, one side of a direction's
+        pair (with the pair's row), or the gold completion for the group's row."""
+
+        def build():
             from hypothesis import strategies as st
 
             from grpo_core.rewards import completion_text
             from grpo_core.testing import texts
 
             variant = self.variants[vi]
-            prompts = self._prompts()
-            choices = [st.builds(_Item, texts(), self._row(vi), prompts)]
+            choices = [texts().map(lambda text: ("text", text, None))]
             for direction in self.spec.directions:
-                choices.append(
-                    st.tuples(direction.pairs(variant.params), st.booleans(), prompts).map(
-                        lambda d, v=variant: _Item(completion_text(d[0][0] if d[1] else d[0][1]),
-                                                   self._columns(v, d[0][2]), d[2])
-                    )
-                )
+                choices.append(st.tuples(direction.pairs(variant.params), st.booleans()).map(
+                    lambda d: ("pair", completion_text(d[0][0] if d[1] else d[0][1]), self._columns(variant, d[0][2]))
+                ))
             if self.spec.gold is not None:
-                choices.append(st.tuples(self._row(vi), prompts).map(lambda d, vi=vi: self._gold_item(vi, *d)))
-            self._strategies[key] = st.one_of(choices)
-        return self._strategies[key]
+                choices.append(st.just(("gold", None, None)))
+            return st.one_of(choices)
+
+        return self._cached(("choices", vi), build)
+
+    def _item(self, vi: int, choice: tuple, columns: dict, prompt: str) -> _Item:
+        kind, text, own_columns = choice
+        if kind == "gold":
+            return self._gold_item(vi, columns, prompt)
+        return _Item(text, own_columns if kind == "pair" else columns, prompt)
 
     def _gold_item(self, vi: int, columns: dict, prompt: str) -> _Item:
         try:
@@ -557,15 +576,44 @@ class _RewardCheck:
     def _variant(self):
         from hypothesis import strategies as st
 
-        return st.sampled_from(range(len(self.variants)))
+        return self._cached("variant", lambda: st.sampled_from(range(len(self.variants))))
 
-    def _batches(self, min_size: int = 1, max_size: int = 4, shapes=("plain", "chat")):
-        from hypothesis import strategies as st
+    def _batches(self, min_size: int = 1, max_size: int = 3, shapes=("plain", "chat")):
+        """(variant, items, shape): a group of completions sharing one row, as GRPO batches them."""
 
-        return self._variant().flatmap(
-            lambda vi: st.tuples(st.just(vi), st.lists(self._items(vi), min_size=min_size, max_size=max_size),
-                                 st.sampled_from(shapes))
-        )
+        def build():
+            from hypothesis import strategies as st
+
+            shape_st = st.sampled_from(shapes)
+
+            @st.composite
+            def batches(draw):
+                vi = draw(self._variant())
+                columns = draw(self._row(vi))
+                prompt = draw(self._prompts())
+                lists = self._cached(("lists", vi, min_size, max_size),
+                                     lambda: st.lists(self._choices(vi), min_size=min_size, max_size=max_size))
+                items = [self._item(vi, choice, columns, prompt) for choice in draw(lists)]
+                return vi, items, draw(shape_st)
+
+            return batches()
+
+        return self._cached(("batches", min_size, max_size, shapes), build)
+
+    def _per_variant(self, key: str, parts: Callable[[int], tuple]):
+        """(variant, *drawn parts) where ``parts(vi)`` gives the strategies to draw for that variant."""
+
+        def build():
+            from hypothesis import strategies as st
+
+            @st.composite
+            def drawn(draw):
+                vi = draw(self._variant())
+                return (vi, *(draw(strategy) for strategy in self._cached((key, vi), lambda: parts(vi))))
+
+            return drawn()
+
+        return self._cached(key, build)
 
     # running
 
@@ -761,8 +809,6 @@ class _RewardCheck:
     def check_gold(self, deadline: float) -> PropertyResult:
         if self.spec.gold is None:
             return self._result("gold", SKIP, "the reward declares no gold completion")
-        from hypothesis import strategies as st
-
         counters = {"scored": 0, "reason": "gold() gave no completion for any row drawn"}
 
         def check(example):
@@ -786,12 +832,10 @@ class _RewardCheck:
                     detail += f" (it raised {problems[0].detail})"
                 raise self._violation("gold", detail, self.example(vi, [item], scores=[score]))
 
-        strategy = self._variant().flatmap(lambda vi: st.tuples(st.just(vi), self._row(vi), self._prompts()))
+        strategy = self._per_variant("gold", lambda vi: (self._row(vi), self._prompts()))
         return self._hypothesis("gold", strategy, check, deadline, counters)
 
     def check_direction(self, direction, deadline: float) -> PropertyResult:
-        from hypothesis import strategies as st
-
         from grpo_core.rewards import completion_text
 
         prop = f"direction: {direction.description}"
@@ -822,9 +866,7 @@ class _RewardCheck:
                     description=direction.description,
                 )
 
-        strategy = self._variant().flatmap(
-            lambda vi: st.tuples(st.just(vi), direction.pairs(self.variants[vi].params), self._prompts())
-        )
+        strategy = self._per_variant(prop, lambda vi: (direction.pairs(self.variants[vi].params), self._prompts()))
         return self._hypothesis(prop, strategy, check, deadline, counters)
 
     def check_deterministic(self, deadline: float) -> PropertyResult:
@@ -860,7 +902,7 @@ class _RewardCheck:
                 b = together.scores[i]
                 r = reverse.scores[len(items) - 1 - i] if reverse.scores else b
                 counters["scored"] += a is not None
-                for other, where in ((b, f"in a batch of {len(items)}"), (r, f"in the same batch reversed")):
+                for other, where in ((b, f"in a batch of {len(items)}"), (r, "in the same batch reversed")):
                     if not _same(a, other):
                         raise self._violation(
                             "batch-independent",
@@ -903,7 +945,6 @@ class _RewardCheck:
 
     def check_hostile(self, deadline: float) -> PropertyResult:
         from hypothesis import find, settings
-        from hypothesis import strategies as st
 
         from grpo_core.testing import HOSTILE_TEXTS, hostile_texts
 
@@ -946,7 +987,8 @@ class _RewardCheck:
                     raise self._violation("hostile", f"on {_clip_repr(text)} it {verb}{problem.detail}",
                                           self.example(vi, [item]))
 
-        strategy = self._variant().flatmap(lambda vi: st.tuples(st.just(vi), hostile_texts(), self._row(vi)))
+        nasty = hostile_texts(include_fixed=False)
+        strategy = self._per_variant("hostile", lambda vi: (nasty, self._row(vi)))
         result = self._hypothesis("hostile", strategy, check, deadline)
         result.examples += checked
         result.seconds = time.monotonic() - started
@@ -954,13 +996,19 @@ class _RewardCheck:
 
 
 def _param_variants(reward: Reward) -> list[Reward]:
-    """The reward with one parameter changed at a time, to sensible values that validate."""
+    """The reward with one parameter changed at a time, to sensible values that validate.
+
+    Choices and booleans take their other values, numbers are doubled and halved; text parameters
+    (column names, tags) and time limits keep the values given.
+    """
     spec, base = reward.spec, reward.params
     variants: list[Reward] = []
     seen = [base]
     for param in spec.params:
         value = base.get(param.name)
-        if param.choices:
+        if "timeout" in param.name:  # a resource limit: changing it only changes how long the checks take
+            candidates = []
+        elif param.choices:
             candidates = list(param.choices)
         elif param.type is bool:
             candidates = [not value] if isinstance(value, bool) else []

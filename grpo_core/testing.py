@@ -83,17 +83,14 @@ def _hostile() -> list[tuple[str, str]]:
         ("JSON with huge number", '{"a": ' + "9" * 5000 + "}"),
         ("JSON NaN and Infinity", '{"a": NaN, "b": Infinity, "c": -Infinity}'),
         ("fenced JSON, broken", "```json\n{\"a\": }\n```"),
+        # One of each way symbolic math blows up: exponent towers, evaluation, recursion depth.
         ("LaTeX power tower", "\\boxed{9^{9^{9^{9^{9^{9}}}}}}"),
         ("Python power tower", "The answer is 9**9**9**9**9"),
         ("huge factorial", "\\boxed{(10^{100})!}"),
         ("nested fractions", "\\boxed{" + "\\frac{1}{" * 500 + "2" + "}" * 1001),
-        ("nested radicals", "$" + "\\sqrt{" * 500 + "2" + "}" * 500 + "$"),
-        ("unbalanced braces", "\\boxed{" + "{" * 5000),
         ("deep parentheses", "\\boxed{" + "(" * 3000 + "1" + ")" * 3000 + "}"),
-        ("huge exponent", "\\boxed{10^{999999999999}}"),
+        ("unbalanced braces", "\\boxed{" + "{" * 5000),
         ("many boxes", "\\boxed{1}" * 5000),
-        ("integral", "\\boxed{\\int_0^\\infty e^{-x^{1000}} \\sin(x^{999}) dx}"),
-        ("huge matrix", "\\boxed{\\begin{pmatrix}" + "1&" * 2000 + "1\\end{pmatrix}}"),
         ("number with thousands of digits", "The answer is " + "1" * 20_000),
         ("exotic digits", "The answer is \u0664\u0662 or \uff14\uff12 or \U0001d7d2"),
         ("right-to-left text", "\u202eThe answer is 42\u202c <answer>\u0664\u0662</answer>"),
@@ -103,15 +100,17 @@ def _hostile() -> list[tuple[str, str]]:
 HOSTILE_TEXTS: tuple[tuple[str, str], ...] = tuple(_hostile())
 
 
-def hostile_texts() -> st.SearchStrategy[str]:
-    """Text built to break rewards: the fixed list in ``HOSTILE_TEXTS`` or random nasty characters."""
+def hostile_texts(include_fixed: bool = True) -> st.SearchStrategy[str]:
+    """Text built to break rewards: the fixed list in ``HOSTILE_TEXTS`` or random nasty characters.
+
+    ``include_fixed=False`` draws only the random kind (for when the fixed list is checked apart).
+    """
     nasty = st.characters(codec=None, exclude_categories=())  # surrogates and controls included
     pieces = st.one_of(st.sampled_from(FRAGMENTS), st.text(alphabet=nasty, max_size=6))
-    return st.one_of(
-        st.sampled_from([text for _, text in HOSTILE_TEXTS]),
-        st.text(alphabet=nasty, max_size=80),
-        st.lists(pieces, max_size=30).map("".join),
-    )
+    random_kind = [st.text(alphabet=nasty, max_size=80), st.lists(pieces, max_size=30).map("".join)]
+    if include_fixed:
+        return st.one_of(st.sampled_from([text for _, text in HOSTILE_TEXTS]), *random_kind)
+    return st.one_of(*random_kind)
 
 
 def ranked_pairs(
