@@ -24,6 +24,7 @@ def main() -> None:
             func = funcs.get(func_bytes)
             if func is None:
                 func = funcs[func_bytes] = pickle.loads(func_bytes)
+            send.send_bytes(pickle.dumps(("started", None)))
             reply = ("ok", func(*args, **kwargs))
         except BaseException as error:  # report everything; the parent decides
             reply = ("err", f"{type(error).__name__}: {error}")

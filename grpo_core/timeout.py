@@ -21,6 +21,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Any, Callable
 
 TIMEOUT = object()  # sentinel result for an item that missed its deadline
+LOAD_ALLOWANCE = 120.0  # seconds a fresh worker may spend importing a reward's module (sympy and the like)
 
 
 @dataclass
@@ -83,13 +84,17 @@ class WorkerPool:
                     except (BrokenPipeError, OSError):
                         worker = self._replace(worker)
                         worker.send_conn.send_bytes(pickle.dumps((payload_func, args, kwargs)))
-                    busy[worker.recv_conn] = (worker, index, time.monotonic() + timeout)
+                    # Until the worker says it has imported the function, the clock is the load allowance.
+                    busy[worker.recv_conn] = (worker, index, time.monotonic() + max(timeout, LOAD_ALLOWANCE))
                 next_deadline = min(deadline for _, _, deadline in busy.values())
                 ready = wait(list(busy), timeout=max(0.0, next_deadline - time.monotonic()))
                 for conn in ready:
                     worker, index, _ = busy.pop(conn)
                     try:
                         status, value = pickle.loads(conn.recv_bytes())
+                        if status == "started":  # imports done: the item's own deadline starts now
+                            busy[conn] = (worker, index, time.monotonic() + timeout)
+                            continue
                         results[index] = value if status == "ok" else Failure(value)
                         idle.append(worker)
                     except (EOFError, OSError):  # the worker died (e.g. out of memory)
