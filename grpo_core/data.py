@@ -193,9 +193,10 @@ def chat_prompt(prompt, system_prompt=None, examples=()) -> list[dict]:
 
     ``prompt`` is question text or messages; a ``system_prompt`` replaces the messages' own.
     """
-    messages = [{"role": "user", "content": prompt}] if isinstance(prompt, str) else [dict(m) for m in prompt]
-    if not isinstance(prompt, str) and not all(isinstance(m, dict) and "role" in m for m in messages):
-        messages = [{"role": "user", "content": _text(prompt)}]
+    if isinstance(prompt, list) and prompt and all(isinstance(m, dict) and "role" in m for m in prompt):
+        messages = [dict(m) for m in prompt]
+    else:  # text, or a number or None read from a csv cell
+        messages = [{"role": "user", "content": prompt if isinstance(prompt, str) else _text(prompt)}]
     leading = 0
     while leading < len(messages) and messages[leading].get("role") == "system":
         leading += 1

@@ -219,3 +219,8 @@ def test_chat_prompt_keeps_the_order_system_examples_question():
         {"role": "assistant", "content": "a1"},
         {"role": "user", "content": "Q"},
     ]
+
+
+@pytest.mark.parametrize("value, text", [(42, "42"), (None, ""), ("plain", "plain")])
+def test_chat_prompt_turns_any_cell_into_a_user_message(value, text):
+    assert chat_prompt(value) == [{"role": "user", "content": text}]
