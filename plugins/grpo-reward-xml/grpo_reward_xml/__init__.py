@@ -75,6 +75,7 @@ class Scan:
     positions: tuple[int, ...]  # -1 unless the marker occurs exactly once
 
     def once(self, i: int) -> bool:
+        """Marker i occurs exactly once."""
         return self.counts[i] == 1
 
     def in_order(self, i: int) -> bool:
@@ -82,6 +83,7 @@ class Scan:
         return self.positions[i] >= 0 and self.positions[i + 1] > self.positions[i]
 
     def end(self, i: int) -> int:
+        """Where marker i ends (it must occur once)."""
         return self.positions[i] + len(self.layout.markers[i])
 
     def content(self, element: int) -> str | None:
@@ -96,13 +98,9 @@ class Scan:
         inner = self.content(element)
         if inner is None or not inner.strip():
             return False
-        if "<" not in inner:
+        if "<" not in inner:  # no marker inside, the common case
             return True
-        for marker in self.layout.markers:  # only markers can make non-blank text blank
-            if marker in inner:
-                inner = _remove_markers(inner, self.layout.markers)
-                return bool(inner.strip())
-        return True
+        return bool(_remove_markers(inner, self.layout.markers).strip())
 
 
 def _remove_markers(text: str, markers: tuple[str, ...]) -> str:

@@ -13,12 +13,14 @@ DIRECTIONS = {d.description: d for d in SPEC.directions}
 
 
 def with_params(pairs, mode, prefilled):
-    """Draw tags too, and return (params, pair)."""
-    return st.sampled_from(TAGS).flatmap(
-        lambda tags: pairs({"tags": tags, "mode": mode, "prefilled": prefilled, "penalize_trailing": True}).map(
-            lambda pair, tags=tags: ({"tags": tags, "mode": mode, "prefilled": prefilled}, pair)
-        )
-    )
+    """Draw tags and penalize_trailing too, and return (params, pair)."""
+
+    def draw_pair(tags_and_trailing):
+        tags, trailing = tags_and_trailing
+        params = {"tags": tags, "mode": mode, "prefilled": prefilled, "penalize_trailing": trailing}
+        return pairs(params).map(lambda pair: (params, pair))
+
+    return st.tuples(st.sampled_from(TAGS), st.booleans()).flatmap(draw_pair)
 
 
 def test_every_direction_is_covered_below():
