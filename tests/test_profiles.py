@@ -3,13 +3,12 @@
 import json
 
 import pytest
-import yaml
 from click.testing import CliRunner
 
 from grpo_core import HardwareProfile, hookimpl
 from grpo_core.cli import cli
 from grpo_core.config import check_grpo_fields
-from grpo_core.plugins import get_registry, registered
+from grpo_core.plugins import registered
 from grpo_core.profiles import GIB, GPU_TIERS, builtin_profiles, describe_profile, gpu_tier
 from grpo_core.training import pick_profile
 
