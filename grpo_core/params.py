@@ -72,7 +72,9 @@ def _convert(value: Any, kind: type) -> Any:
         result = float(str(value).strip()) if isinstance(value, str) else float(value)
         return result
     if kind is str:
-        if isinstance(value, (dict, list)):
+        if isinstance(value, (list, tuple)) and all(isinstance(v, (str, int, float)) for v in value):
+            return ",".join(map(str, value))  # a YAML list, as the comma-separated form the command line takes
+        if isinstance(value, (dict, list, tuple)):
             raise TypeError(value)
         return str(value)
     return kind(value)
