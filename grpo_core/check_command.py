@@ -5,6 +5,7 @@ Imports stay light here (no hypothesis) so that ``grpo-run --help`` stays fast.
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 
@@ -64,8 +65,9 @@ def check(rewards, reward_args, max_examples, seed, as_json):
     except UsageError as error:
         raise _BadInput(str(error)) from None
 
-    from grpo_core.checks import FAIL, PropertyResult, format_report, run_checks
+    from grpo_core.checks import FAIL, PropertyResult, abandoned_calls, format_report, run_checks
 
+    hung_before = abandoned_calls()
     report = run_checks(selected, max_examples=max_examples, seed=seed)
     for name, message in load_failures:
         report.results.insert(0, PropertyResult(name, "load", FAIL, f"the reward does not load with its defaults: {message}"))
@@ -74,4 +76,10 @@ def check(rewards, reward_args, max_examples, seed, as_json):
     else:
         color = sys.stdout.isatty()
         click.echo(format_report(report, color=color, width=shutil.get_terminal_size((100, 24)).columns), nl=False)
-    sys.exit(0 if report.ok else 1)
+    code = 0 if report.ok else 1
+    if abandoned_calls() > hung_before:
+        # A hung call still runs in a thread and may hold a lock that exit handlers wait for.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)

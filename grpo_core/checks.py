@@ -275,6 +275,15 @@ def _ping(spec_bytes: bytes) -> bool:
         return False
 
 
+_abandoned: list[threading.Thread] = []  # calls that missed their deadline and may still be running
+
+
+def abandoned_calls() -> int:
+    """How many reward calls missed their deadline and are still running in a thread of this process."""
+    _abandoned[:] = [t for t in _abandoned if t.is_alive()]
+    return len(_abandoned)
+
+
 def _watched(func: Callable, args: tuple, seconds: float):
     """``func(*args)`` in a daemon thread; raise _Hung if it has not returned after ``seconds``."""
     box: dict[str, Any] = {}
@@ -289,6 +298,7 @@ def _watched(func: Callable, args: tuple, seconds: float):
     thread.start()
     thread.join(seconds)
     if thread.is_alive():
+        _abandoned.append(thread)
         raise _Hung(seconds)
     if "error" in box:
         raise box["error"]
@@ -395,8 +405,10 @@ class _RewardCheck:
                 "ids": [token_ids(t) for t in texts], "columns": columns}
 
     def _seconds(self, n: int) -> float:
-        if self.spec.timeout is not None:  # the adapter enforces the reward's own limit, two items at a time
-            return (self.spec.timeout + 1.0) * math.ceil(max(n, 1) / 2) + 15.0
+        if self.spec.timeout is not None:
+            # The reward's own limit holds per item; this only catches a hang outside it, so it is generous
+            # (a worker that timed out is replaced, and the new one imports the reward's libraries again).
+            return (self.spec.timeout + 2.0) * max(n, 1) + 30.0
         return self.item_timeout_s * max(n, 1) + 0.5
 
     def call(self, vi: int, items: list[_Item], shape: str = "plain") -> _Outcome:
@@ -959,8 +971,10 @@ class _RewardCheck:
                                                  f"{type(error).__name__}: {_first_line(error)}")
         kinds = ("raised", "output") if self._output_ok else ("raised",)
         fixed = [_Item(text, columns, "", label) for label, text in HOSTILE_TEXTS]
-        # Items with a hard timeout go to the adapter together (its pool runs them in parallel).
-        groups = [fixed] if self.spec.timeout is not None else [[item] for item in fixed]
+        # Items under a hard timeout go to the adapter together, as its worker pool overlaps them (in pairs
+        # when time is short, so the deadline is looked at between them); others go one by one.
+        size = 1 if self.spec.timeout is None else len(fixed) if deadline == math.inf else 2
+        groups = [fixed[i:i + size] for i in range(0, len(fixed), size)]
         checked = 0
         for group in groups:
             if time.monotonic() > deadline:
