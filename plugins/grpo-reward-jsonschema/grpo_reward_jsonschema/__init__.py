@@ -9,9 +9,9 @@ from grpo_core import DatasetSpec, Direction, Param, RewardSpec, hookimpl
 from grpo_reward_jsonschema import properties
 from grpo_reward_jsonschema.dataset import DEFAULT_SYSTEM_PROMPT, load_json_extraction
 from grpo_reward_jsonschema.extract import MODES
-from grpo_reward_jsonschema.reward import json_schema_reward, schema_columns, validate_params
+from grpo_reward_jsonschema.reward import SchemaFile, json_schema_reward, schema_columns, validate_params
 
-__all__ = ["SPEC", "DATASET", "json_schema_reward", "load_json_extraction"]
+__all__ = ["DATASET", "SPEC", "SchemaFile", "json_schema_reward", "load_json_extraction"]
 
 SPEC = RewardSpec(
     name="json-schema",

@@ -181,8 +181,6 @@ def present(value, style: str, extract: str) -> str | None:
 
 
 def _schema_of(columns, params):
-    if params.get("schema_file"):
-        return json.loads(_read_schema_file(params["schema_file"]))
     if params.get("schema"):
         return json.loads(_read_schema_file(str(params["schema"])))
     schema = columns.get("schema")
@@ -261,7 +259,7 @@ def dataset_schemas():
 def _schemas(params):
     from hypothesis import strategies as st
 
-    if params.get("schema_file") or params.get("schema"):
+    if params.get("schema"):
         return st.just(None)
     return small_schemas() | dataset_schemas()
 
@@ -270,7 +268,7 @@ def rows(params):
     """Hypothesis strategy of rows (column dicts): ``{"schema": JSON text}``, or ``{}`` with a schema file."""
     from hypothesis import strategies as st
 
-    if params.get("schema_file") or params.get("schema"):
+    if params.get("schema"):
         return st.just({})
     return _schemas(params).map(lambda schema: {"schema": json.dumps(schema)})
 

@@ -9,11 +9,19 @@ from grpo_reward_jsonschema.extract import MODES, NO_JSON, extract_json
 from grpo_reward_jsonschema.validation import count_violations, schema_text, validator_for_text
 
 
+class SchemaFile(str):
+    """The path of a schema file, as the ``schema`` parameter holds it once validated.
+
+    Marked so the reward tells it apart from a row's schema, which arrives under the same name.
+    """
+
+    __slots__ = ()
+
+
 def json_schema_reward(
     completion,
     schema=None,
     *,
-    schema_file=None,
     schema_column="schema",
     extract="auto",
     partial=0.5,
@@ -21,14 +29,14 @@ def json_schema_reward(
     max_chars=100_000,
     max_depth=64,
 ):
-    """Score the JSON in ``completion`` against ``schema`` (a JSON string or object) or ``schema_file``.
+    """Score the JSON in ``completion`` against ``schema``: JSON text, an object, or a ``SchemaFile``.
 
     1.0 when it is valid; ``partial / violations`` when JSON parses but breaks the schema
     (so more violations score lower, and never reach 1.0); 0.0 when no JSON can be parsed.
     A bad schema raises ValueError naming it.
     """
-    if schema_file is not None:
-        validator = validator_for_text(_read_schema_file(schema_file), formats, f"the schema file '{schema_file}'")
+    if isinstance(schema, SchemaFile):
+        validator = validator_for_text(_read_schema_file(schema), formats, f"the schema file '{schema}'")
     elif schema is None:
         raise ValueError(
             f"no schema for this row: the column '{schema_column}' is empty; "
@@ -54,22 +62,25 @@ def _read_schema_file(path: str) -> str:
 
 def schema_columns(params: dict) -> tuple[str, ...]:
     """The dataset columns the reward reads: none with a schema file, else the schema column."""
-    return () if params.get("schema_file") or params.get("schema") else ("schema",)
+    return () if params.get("schema") else ("schema",)
 
 
 def validate_params(params: dict) -> None:
     """Check the parameters at load time; a schema file is read and compiled here.
 
-    The ``schema`` parameter is moved to ``schema_file``: the adapter merges parameters over
-    columns, so a parameter named ``schema`` would hide the ``schema`` column's value.
+    The adapter merges parameters over columns, so when no file is given the ``schema``
+    parameter is dropped (its None would hide the ``schema`` column); a file path is kept,
+    absolute and marked as a ``SchemaFile``.
     """
-    path = params.pop("schema", None)
-    if path is not None:
+    path = params.get("schema")
+    if path is None:
+        params.pop("schema", None)
+    else:
         file = Path(path).expanduser()
         if not file.is_file():
             raise ValueError(f"schema file '{path}' does not exist; pass schema=PATH to an existing JSON Schema file")
-        params["schema_file"] = str(file.resolve())
-        validator_for_text(_read_schema_file(params["schema_file"]), params["formats"], f"the schema file '{path}'")
+        params["schema"] = SchemaFile(file.resolve())
+        validator_for_text(_read_schema_file(params["schema"]), params["formats"], f"the schema file '{path}'")
     if params["extract"] not in MODES:
         raise ValueError(f"extract must be one of {', '.join(MODES)}; got {params['extract']!r}")
     if not 0 <= params["partial"] < 1:

@@ -109,3 +109,28 @@ def test_entry_point_is_declared():
 
     points = [ep for ep in metadata.entry_points(group="grpo") if ep.value == "grpo_reward_jsonschema"]
     assert [ep.name for ep in points] == ["json-schema"]
+
+
+def test_resolved_file_parameters_resolve_again_and_pickle(tmp_path, person_schema):
+    import pickle
+
+    from grpo_reward_jsonschema import SPEC, SchemaFile
+
+    path = tmp_path / "person.json"
+    path.write_text(person_schema)
+    params = SPEC.resolve({"schema": str(path)})
+    assert isinstance(params["schema"], SchemaFile)
+    again = SPEC.resolve({**params, "extract": "whole"})  # how the checks vary one parameter at a time
+    assert again["schema"] == params["schema"] and again["extract"] == "whole"
+    copy = pickle.loads(pickle.dumps(params))  # parameters travel to worker processes
+    assert isinstance(copy["schema"], SchemaFile)
+    assert SPEC.func(VALID, **copy) == 1.0
+
+
+def test_resolved_column_parameters_leave_the_column_alone():
+    from grpo_reward_jsonschema import SPEC
+
+    params = SPEC.resolve({})
+    assert "schema" not in params  # a None parameter would hide the row's schema in the adapter's call
+    assert SPEC.required_columns(params) == {"schema": "schema"}
+    assert SPEC.resolve({**params, "partial": 0.25})["partial"] == 0.25
