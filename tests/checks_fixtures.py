@@ -150,3 +150,14 @@ SOUND_ANSWER = RewardSpec(
     params=(Param("answer_column", None, str),), rows=_answers, gold=_boxed,
     directions=(Direction("the right answer beats a wrong one", _right_beats_wrong, strict=True),),
 )
+
+
+def strict_ratio(completion, mode="lenient"):
+    """Only the non-default mode divides by the length, so only drawn parameters find the crash."""
+    if mode == "strict":
+        return sum(c.isalpha() for c in completion) / len(completion)
+    return 1.0 if completion.isalpha() else 0.0
+
+
+MODE_CRASH = RewardSpec("mode-crash", "share of letters", strict_ratio,
+                        params=(Param("mode", "lenient", str, "how to score", ("lenient", "strict")),))

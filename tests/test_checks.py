@@ -158,13 +158,15 @@ def test_shipped_rewards_pass_at_their_defaults(name):
 # --- parameters, the adapter, timing -----------------------------------------------------
 
 
-def test_parameters_are_drawn_beyond_the_defaults_and_name_the_failing_values():
-    report = check(fx.WRONG_SIGN, max_examples=30)
-    params = report.result("wrong-sign", "direction: a completion closer to the target length scores at least as high")
-    assert "target" in params.counterexample["params"]
-    report_fixed = run_checks([Reward(fx.WRONG_SIGN, fx.WRONG_SIGN.resolve({"target": 7}))], vary_params=False, **FAST)
-    counterexample = report_fixed.failures[0].counterexample
-    assert counterexample["params"] == {"target": 7}
+def test_parameters_are_drawn_beyond_the_defaults_and_named_in_the_counterexample():
+    report = check(fx.MODE_CRASH)
+    assert failed(report, fx.MODE_CRASH)[0] == "output"  # hostile text (an empty string) finds it too
+    result = report.result("mode-crash", "output")
+    assert "ZeroDivisionError" in result.message and result.counterexample["params"] == {"mode": "strict"}
+    fixed = run_checks([Reward(fx.MODE_CRASH, fx.MODE_CRASH.resolve())], vary_params=False, **FAST)
+    assert fixed.ok, format_report(fixed)
+    chosen = run_checks([Reward(fx.WRONG_SIGN, fx.WRONG_SIGN.resolve({"target": 7}))], vary_params=False, **FAST)
+    assert chosen.failures[0].counterexample["params"] == {"target": 7}
 
 
 def test_rewards_run_through_the_trl_adapter_with_both_prompt_shapes():
