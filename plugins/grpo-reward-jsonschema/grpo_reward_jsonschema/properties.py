@@ -151,16 +151,23 @@ def _example_number(schema, kind):
 
 def valid_example(schema):
     """A value that jsonschema confirms is valid for ``schema``, or ``_FAIL``."""
-    from jsonschema import validators
-
     value = example_instance(schema)
     if value is _FAIL:
         return _FAIL
-    cls = validators.validator_for(schema, default=validators.Draft202012Validator)
     try:
-        return value if cls(schema).is_valid(value) else _FAIL
+        return value if _offline_validator(schema).is_valid(value) else _FAIL
     except Exception:  # an unresolvable reference: no gold for this schema
         return _FAIL
+
+
+def _offline_validator(schema):
+    """A plain jsonschema validator for ``schema`` (no caching, no scoring) that never fetches references."""
+    from jsonschema import validators
+
+    from grpo_reward_jsonschema.validation import _offline_registry
+
+    cls = validators.validator_for(schema, default=validators.Draft202012Validator)
+    return cls(schema, registry=_offline_registry())
 
 
 def present(value, style: str, extract: str) -> str | None:
@@ -318,9 +325,7 @@ def _wrong_value(subschema):
 
 
 def _rejected_value(schema):
-    from jsonschema import validators
-
-    validator = validators.validator_for(schema, default=validators.Draft202012Validator)(schema)
+    validator = _offline_validator(schema)
     for candidate in ({"unexpected": [1]}, ["unexpected"], "unexpected", 0.5, None, True):
         try:
             if not validator.is_valid(candidate):

@@ -165,3 +165,15 @@ def test_validators_are_compiled_once_per_schema(person_schema):
     for _ in range(16):  # a fresh but equal object each time, as a dataset column of objects gives
         score({"name": 3}, json.loads(person_schema))
     assert (_compile.cache_info().misses, _compile.cache_info().hits) == (2, 30)
+
+
+def test_gold_and_pairs_do_not_fetch_remote_refs(no_network):
+    from grpo_reward_jsonschema import SPEC
+
+    params = SPEC.resolve({})
+    columns = {"schema": json.dumps(REMOTE)}
+    assert SPEC.gold(columns, params) is None  # it cannot be shown valid offline
+    optional = json.dumps({"type": "object", "properties": {"a": {"$ref": "https://example.com/a.json"}}})
+    gold = SPEC.gold({"schema": optional}, params)  # leaves the optional property out
+    assert json_schema_reward(gold, optional) == 1.0
+    assert no_network == []
