@@ -1122,6 +1122,9 @@ def format_report(report: CheckReport, color: bool = False, width: int | None = 
             for key, value in r.counterexample.items():
                 lines.append(f"    {key}: {_show(value)}")
         details.append("\n".join(lines))
+    notes = [f"{r.reward} / {r.property}: {r.status}, {r.message}" for r in report.results if r.status != FAIL and r.message]
+    if notes:
+        details.append("notes:\n" + "\n".join(f"  {note}" for note in notes))
     try:
         from rich.console import Console
         from rich.table import Table
