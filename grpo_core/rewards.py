@@ -160,11 +160,12 @@ class Reward:
         return scores
 
     def _item_kwargs(self, i: int, columns: dict, extras: dict) -> dict:
-        kwargs = {name: values[i] for name, values in columns.items()}
+        # A column the reward reads wins over a parameter of the same name (a schema column vs schema=FILE).
+        kwargs = dict(self._call_params)
+        kwargs.update({name: values[i] for name, values in columns.items()})
         for key in self._extras:
             values = extras[key]
             kwargs[key] = values[i] if values is not None and key != "prompts" else values
-        kwargs.update(self._call_params)
         return kwargs
 
     def _score_items(self, texts, columns, extras, n):
@@ -205,10 +206,10 @@ class Reward:
         return scores, errors, timeouts
 
     def _score_batch(self, texts, columns, extras, n):
-        kwargs = dict(columns)
+        kwargs = dict(self._call_params)
+        kwargs.update(columns)
         for key in self._extras:
             kwargs[key] = extras["prompts" if key == "prompt" else key]
-        kwargs.update(self._call_params)
         try:
             values = list(self.spec.func(texts, **kwargs))
             scores = [_as_score(v) for v in values]

@@ -25,7 +25,7 @@ class ResolvedRun:
     rewards: list
     dataset: object
     dataset_params: dict
-    model_path: str
+    model: str  # the name given: an alias, folder or hub id (resolved when the model is loaded)
     profile: object
     profile_reason: str
     grpo: dict  # final GRPOConfig keyword arguments
@@ -55,9 +55,8 @@ def resolve(settings: RunSettings, log=print) -> ResolvedRun:
         grpo.update(use_cpu=True, bf16=False, fp16=False)  # TRL defaults to bf16, which fails on a CPU
     dataset = dataset_spec.load(**dataset_params)
     check_columns(dataset, rewards, settings.dataset)
-    model_path = resolve_model(settings.model)
     log(f"profile: {profile.name} ({reason})")
-    return ResolvedRun(settings, rewards, dataset, dataset_params, model_path, profile, reason, grpo)
+    return ResolvedRun(settings, rewards, dataset, dataset_params, settings.model, profile, reason, grpo)
 
 
 def pick_profile(name: str):
@@ -111,10 +110,11 @@ def build_trainer(run: ResolvedRun, progress: bool = True):
     model_kwargs = dict(run.profile.model_kwargs)
     if isinstance(model_kwargs.get("dtype"), str) and model_kwargs["dtype"] != "auto":
         model_kwargs["dtype"] = getattr(torch, model_kwargs["dtype"])
-    tokenizer = AutoTokenizer.from_pretrained(run.model_path)
+    model_path = resolve_model(run.model)
+    tokenizer = AutoTokenizer.from_pretrained(model_path)
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
-    model = AutoModelForCausalLM.from_pretrained(run.model_path, **model_kwargs)
+    model = AutoModelForCausalLM.from_pretrained(model_path, **model_kwargs)
     peft_config = None
     if run.profile.lora:
         from peft import LoraConfig
@@ -212,7 +212,7 @@ def describe(run: ResolvedRun, launch_command: list[str] | None = None) -> str:
     """The resolved run as JSON (for --dry-run)."""
     return json.dumps(
         {
-            "model": run.model_path,
+            "model": _describe_model(run.model),
             "dataset": {"name": run.settings.dataset, **run.dataset_params, "rows": len(run.dataset)},
             "rewards": [
                 {"name": r.__name__, "weight": r.weight, "params": r.params, "columns": r.columns} for r in run.rewards
@@ -226,6 +226,13 @@ def describe(run: ResolvedRun, launch_command: list[str] | None = None) -> str:
         indent=2,
         default=str,
     )
+
+
+def _describe_model(name: str) -> dict:
+    alias = get_registry().model(name)
+    if alias is None:
+        return {"name": name}
+    return {"name": name, "alias": True, "offline": bool(alias.available())}
 
 
 def log_stderr(message: str) -> None:

@@ -87,4 +87,4 @@ def test_run_config_reproduces_the_resolved_run(data_file, tmp_path, cache_dir):
     again = training.resolve(settings_from_options(config_file=str(tmp_path / "run_config.yaml")), log=lambda m: None)
     assert again.grpo == run.grpo
     assert [(r.__name__, r.weight, r.params) for r in again.rewards] == [(r.__name__, r.weight, r.params) for r in run.rewards]
-    assert again.dataset_params == run.dataset_params and again.model_path == run.model_path
+    assert again.dataset_params == run.dataset_params and again.model == run.model
