@@ -19,8 +19,8 @@ def main() -> None:
             payload = recv.recv_bytes()
         except (EOFError, OSError):
             return
-        func_bytes, args, kwargs = pickle.loads(payload)
         try:
+            func_bytes, args, kwargs = pickle.loads(payload)
             func = funcs.get(func_bytes)
             if func is None:
                 func = funcs[func_bytes] = pickle.loads(func_bytes)

@@ -115,10 +115,9 @@ class WorkerPool:
         return fresh
 
     def close(self) -> None:
-        with self._lock:
-            for worker in self._workers:
-                worker.kill()
-            self._workers.clear()
+        """Kill the workers; does not wait for a ``map`` in progress (it may be stuck in a hung call)."""
+        for worker in list(self._workers):
+            worker.proc.kill()
 
 
 _pool: WorkerPool | None = None
