@@ -96,6 +96,7 @@ ARITHMETIC = DatasetSpec(
         Param("seed", 0, int, "generator seed: the same seed gives the same questions"),
         Param("difficulty", "easy", str, "easy: one + or - up to 20; medium: + - x / up to 100; hard: multi-step", DIFFICULTIES),
         Param("system_prompt", ARITHMETIC_SYSTEM_PROMPT, str, "system message put before each question"),
+        Param("few_shot", 2, int, "worked examples put before each question as earlier chat turns"),
     ),
 )
 

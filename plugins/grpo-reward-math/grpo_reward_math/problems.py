@@ -79,8 +79,13 @@ def load_gsm8k(split="train", config="main", size=None, seed=0, shuffle=False, s
     )
 
 
-def load_arithmetic(split="train", size=1000, seed=0, difficulty="easy", system_prompt=ARITHMETIC_SYSTEM_PROMPT):
+def load_arithmetic(split="train", size=1000, seed=0, difficulty="easy", system_prompt=ARITHMETIC_SYSTEM_PROMPT,
+                    few_shot=2):
     """Generated arithmetic questions with exact integer answers; the same arguments give the same rows.
+
+    ``few_shot`` worked examples go before each question as earlier chat turns (the user asks,
+    the assistant answers ``<answer>N</answer>``): a small model copies a format it has seen
+    itself answer far more often than one it was only told about.
 
     ``easy``: one + or - on numbers up to 20 with a non-negative result. ``medium``: one of + - x /
     on numbers up to 100 (x and / up to 12 x 12, division exact), half of them as word problems.
@@ -94,12 +99,20 @@ def load_arithmetic(split="train", size=1000, seed=0, difficulty="easy", system_
         raise UsageError(f"arithmetic split must be one of: {', '.join(SPLITS)}; got {split!r}")
     if size is None or size < 1:
         raise UsageError(f"arithmetic size must be 1 or more, got {size!r}")
-    rng = random.Random(f"arithmetic:{split}:{seed}")
+    if few_shot is None or few_shot < 0:
+        raise UsageError(f"arithmetic few_shot must be 0 or more, got {few_shot!r}")
     make = {"easy": _easy, "medium": _medium, "hard": _hard}[difficulty]
+    shots_rng = random.Random(f"arithmetic:shots:{difficulty}")  # fixed examples, apart from the questions
+    shots = []
+    for _ in range(few_shot):
+        question, value = make(shots_rng)
+        shots += [{"role": "user", "content": question}, {"role": "assistant", "content": f"<answer>{value}</answer>"}]
+    rng = random.Random(f"arithmetic:{split}:{seed}")
     rows = []
     for _ in range(size):
         question, value = make(rng)
-        rows.append({"prompt": messages(system_prompt, question), "answer": str(value)})
+        chat = messages(system_prompt, question)
+        rows.append({"prompt": chat[:-1] + shots + chat[-1:], "answer": str(value)})
     return Dataset.from_list(rows)
 
 
