@@ -17,7 +17,8 @@ from grpo_core.options import parse_weight
 from grpo_core.params import did_you_mean
 
 # Keys of the config file that are grpo-core's rather than GRPOConfig fields.
-RUN_KEYS = ("rewards", "reward_args", "dataset", "dataset_args", "model", "profile", "preflight", "resume", "merge_lora")
+RUN_KEYS = ("rewards", "reward_args", "dataset", "dataset_args", "model", "profile", "preflight", "resume", "merge_lora",
+            "compare")
 # Keys that trl's own CLI scripts use for the same things.
 TRL_ALIASES = {"model_name_or_path": "model"}
 
@@ -36,7 +37,15 @@ class RunSettings:
     preflight: bool = True
     resume: bool = False
     merge_lora: bool = False
+    compare: int = 0  # after training, score base and trained model on this many held-out prompts
     grpo: dict = field(default_factory=dict)  # GRPOConfig field overrides (file, then flags)
+
+
+def default_config_file() -> str:
+    """The packaged config of the run ``grpo-run`` does with no arguments."""
+    from importlib import resources
+
+    return str(resources.files("grpo_core").joinpath("default_run.yaml"))
 
 
 def read_config_file(path: str) -> dict:
@@ -72,7 +81,7 @@ def apply_config_file(settings: RunSettings, data: dict, path: str) -> None:
             if not isinstance(value, dict):
                 raise UsageError(f"config file '{path}': '{key}' must be a mapping, got {value!r}")
             setattr(settings, key, value)
-    for key in ("dataset", "model", "profile", "preflight", "resume", "merge_lora"):
+    for key in ("dataset", "model", "profile", "preflight", "resume", "merge_lora", "compare"):
         if key in data:
             setattr(settings, key, data.pop(key))
     settings.grpo.update(data)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from grpo_core.config import RunSettings, apply_config_file, parse_set_values, read_config_file
+from grpo_core.config import RunSettings, apply_config_file, default_config_file, parse_set_values, read_config_file
 from grpo_core.options import parse_key_values, parse_reward_options
 
 
@@ -14,6 +14,8 @@ def settings_from_options(
 ) -> RunSettings:
     """Profile defaults come later; here: the config file, then the flags on top."""
     settings = RunSettings()
+    if not (config_file or rewards or dataset or model):
+        config_file = default_config_file()  # the embedded default run
     if config_file:
         apply_config_file(settings, read_config_file(config_file), config_file)
     names, weights, args = parse_reward_options(rewards, reward_args)
@@ -55,6 +57,29 @@ def run_from_options(dry_run=False, num_processes=None, argv=(), **options) -> N
             raise SystemExit(code)
         return
     training.train(run, log=lambda message: click.echo(message, err=True))
+    if settings.compare and not launch.is_launched():
+        _compare(run, settings.compare)
+
+
+def _compare(run, n: int) -> None:
+    """Score the base model and the trained one on the same held-out prompts."""
+    from pathlib import Path
+
+    from grpo_core.sample import format_comparison, held_out, sample_and_score
+    from grpo_core.training import resolve_model
+
+    rows = held_out(run.dataset, n)
+    tokens = int(run.grpo.get("max_completion_length") or 64)
+    final = str(Path(run.grpo["output_dir"]) / "final")
+    if not Path(final).is_dir():  # interrupted: nothing to compare yet
+        return
+    results = []
+    for label, path in ((f"{run.model} (before)", resolve_model(run.model)), (f"{final} (after)", final)):
+        result = sample_and_score(path, rows, run.rewards, max_new_tokens=tokens)
+        result["model"] = label
+        results.append(result)
+    click.echo(f"held-out comparison on the dataset's last {len(rows)} prompts (greedy):", err=True)
+    click.echo(format_comparison(results), err=True)
 
 
 def _preflight(run) -> None:

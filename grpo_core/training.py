@@ -203,6 +203,7 @@ def write_run_config(run: ResolvedRun, path: Path) -> None:
         "dataset_args": {k: v for k, v in run.dataset_params.items() if v is not None},
         "model": settings.model,
         "profile": run.profile.name,
+        **({"compare": settings.compare} if settings.compare else {}),
         **{k: v for k, v in run.grpo.items() if k != "reward_weights"},
     }
     path.write_text(yaml.safe_dump(config, sort_keys=False))

@@ -1,0 +1,37 @@
+"""`grpo-run` with no arguments is the embedded default run."""
+
+import json
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from grpo_core.cli import cli
+from grpo_core.config import default_config_file
+from grpo_core.plugins import get_registry
+
+
+def test_default_config_names_installed_plugins():
+    config = yaml.safe_load(open(default_config_file()))
+    registry = get_registry()
+    for name in config["rewards"]:
+        if name.partition("=")[0] not in registry.items["rewards"]:
+            pytest.skip(f"reward plugin for {name} is not installed")
+    assert config["model"] == "smollm2-135m" and config["model"] in registry.items["models"]
+    assert config["compare"] > 0
+
+
+def test_no_arguments_resolves_the_default_run(tmp_path):
+    registry = get_registry()
+    if not {"math", "xml-format"} <= set(registry.items["rewards"]) or "arithmetic" not in registry.items["datasets"]:
+        pytest.skip("the math and xml-format plugins are not installed")
+    result = CliRunner().invoke(cli, ["--dry-run", "--no-preflight"])
+    assert result.exit_code == 0, result.output
+    resolved = json.loads(result.output[result.output.index("{"):])
+    assert [r["name"] for r in resolved["rewards"]] == ["math", "xml-format"]
+    assert resolved["dataset"]["name"] == "arithmetic"
+    assert resolved["model"]["name"] == "smollm2-135m"
+    grpo = resolved["grpo_config"]
+    assert grpo["use_cpu"] is True and grpo["bf16"] is False
+    assert grpo["gradient_checkpointing"] is False
+    assert grpo["reward_weights"] == [1.0, 0.5]
