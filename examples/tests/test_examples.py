@@ -1,0 +1,93 @@
+"""The example configs and the plain TRL script keep working with the installed grpo-core and plugins."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+EXAMPLES = Path(__file__).resolve().parents[1]
+CONFIGS = sorted((EXAMPLES / "configs").glob("*.yaml"))
+
+
+@pytest.fixture(autouse=True)
+def offline(monkeypatch, tmp_path_factory):
+    from grpo_core.plugins import use_registry
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("GRPO_CACHE_DIR", os.environ.get("GRPO_TEST_CACHE_DIR") or str(tmp_path_factory.getbasetemp() / "grpo-cache"))
+    for variable in ("GRPO_LOAD_PLUGINS", "GRPO_DISABLE_PLUGINS", "GRPO_STRICT_PLUGINS"):
+        monkeypatch.delenv(variable, raising=False)
+    use_registry(None)
+    yield
+    use_registry(None)
+
+
+@pytest.fixture
+def gsm8k_file(tmp_path):
+    """Two rows in openai/gsm8k's format, so configs that name gsm8k resolve offline."""
+    path = tmp_path / "gsm8k.jsonl"
+    rows = [{"question": "Tom has 3 apples and buys 4 more. How many now?", "answer": "3 + 4 = 7\n#### 7"},
+            {"question": "What is 6 times 7?", "answer": "6 * 7 = 42\n#### 42"}]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return path
+
+
+def test_the_four_configs_are_there():
+    assert [p.name for p in CONFIGS] == ["cpu-demo.yaml", "gpu-lora.yaml", "gpu-vllm.yaml", "multi-gpu-zero3.yaml"]
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda p: p.stem)
+def test_config_resolves(config, gsm8k_file):
+    """Every key is a grpo-core key or a real GRPOConfig field, the rewards, dataset and profile exist."""
+    from grpo_core import training
+    from grpo_core.plugins import get_registry
+    from grpo_core.runner import settings_from_options
+
+    settings = settings_from_options(config_file=str(config))
+    assert settings.profile in get_registry().items["profiles"]
+    settings.model = "tiny-random"
+    if settings.dataset == "gsm8k":
+        settings.dataset_args["path"] = str(gsm8k_file)
+    run = training.resolve(settings, log=lambda message: None)
+    assert [r.__name__ for r in run.rewards] == settings.rewards
+    profile = get_registry().profile(settings.profile)
+    assert run.profile.name == settings.profile or profile.pick is not None
+    for key, value in settings.grpo.items():
+        assert run.grpo[key] == value, key
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda p: p.stem)
+def test_config_dry_run(config, gsm8k_file):
+    """`grpo-run --config FILE --dry-run` with the model swapped for the tiny one, as a user would."""
+    from grpo_core.cli import cli
+    from grpo_core.runner import settings_from_options
+
+    args = ["--config", str(config), "--model", "tiny-random", "--dry-run", "--no-preflight"]
+    if settings_from_options(config_file=str(config)).dataset == "gsm8k":
+        args += ["--dataset-arg", f"path={gsm8k_file}"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    described = json.loads(result.stdout)
+    assert described["model"]["name"] == "tiny-random"
+    assert described["dataset"]["rows"] > 0
+    if "multi-gpu" in config.stem:
+        assert described["launch"] and "accelerate.commands.launch" in described["launch"]
+
+
+@pytest.mark.slow
+def test_trl_script_trains_two_steps(tmp_path):
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "CUDA_VISIBLE_DEVICES": ""}
+    result = subprocess.run(
+        [sys.executable, str(EXAMPLES / "trl_script.py"), "--max-steps", "2", "--output-dir", str(tmp_path / "out")],
+        capture_output=True, text=True, env=env, timeout=600,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    steps = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    assert [s["step"] for s in steps] == [1, 2]
+    for step in steps:
+        assert 0.0 <= step["rewards/math/mean"] <= 1.0
+        assert 0.0 <= step["rewards/xml-format/mean"] <= 1.0

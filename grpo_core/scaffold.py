@@ -1,0 +1,169 @@
+"""``grpo-run new-plugin``: write a plugin package (reward, dataset or profile) that installs and passes its tests.
+
+The package has a pyproject.toml with the ``grpo`` entry point, a module with a commented hook
+implementation and spec, a README, and tests (for a reward: grpo-core's property suite through
+the ``grpo_check`` pytest fixture). Templates live in ``grpo_core/templates/<kind>/``.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from grpo_core.errors import UsageError
+from grpo_core.hookspecs import hookimpl
+
+KINDS = ("reward", "dataset", "profile")
+
+# Output path -> template path ({kind} and {module} filled in).
+FILES = {
+    "pyproject.toml": "common/pyproject.toml.tmpl",
+    ".gitignore": "common/gitignore.tmpl",
+    "README.md": "{kind}/README.md.tmpl",
+    "{module}/__init__.py": "{kind}/module.py.tmpl",
+    "tests/test_plugin.py": "{kind}/test_plugin.py.tmpl",
+}
+
+DESCRIPTIONS = {
+    "reward": "A {name} reward for GRPO training with grpo-core",
+    "dataset": "A {name} dataset for GRPO training with grpo-core",
+    "profile": "A {name} hardware profile for GRPO training with grpo-core",
+}
+
+# PEP 508 project names: letters, digits, and . _ - inside.
+_DISTRIBUTION = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$")
+
+
+@dataclass(frozen=True)
+class PluginNames:
+    """The three names of a new plugin: ``grpo-reward-brevity`` -> ``grpo_reward_brevity``, ``brevity``."""
+
+    distribution: str
+    module: str
+    name: str  # what it registers, as users type it: --reward brevity
+
+
+def plugin_names(distribution: str, kind: str = "reward") -> PluginNames:
+    """Derive the module and plugin names from a distribution name, or raise a UsageError saying why not."""
+    if not _DISTRIBUTION.match(distribution or ""):
+        raise UsageError(
+            f"'{distribution}' is not a valid distribution name: use letters, digits, '-', '_' or '.', "
+            "starting and ending with a letter or digit, e.g. grpo-reward-brevity"
+        )
+    module = re.sub(r"[-.]+", "_", distribution).lower()
+    if not module.isidentifier() or keyword.iskeyword(module) or module[0].isdigit():
+        raise UsageError(
+            f"'{distribution}' gives the module name '{module}', which Python cannot import; "
+            "start the name with a letter, e.g. grpo-reward-brevity"
+        )
+    name = re.sub(r"[-_.]+", "-", distribution).lower()
+    for prefix in (f"grpo-{kind}-", "grpo-"):
+        if name.startswith(prefix) and len(name) > len(prefix):
+            name = name[len(prefix):]
+            break
+    return PluginNames(distribution, module, name)
+
+
+def _check_module_is_free(module: str) -> None:
+    import importlib.util
+
+    try:
+        found = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        found = None
+    if found is not None:
+        where = found.origin or ", ".join(found.submodule_search_locations or []) or "a built-in module"
+        raise UsageError(
+            f"a module named '{module}' already exists ({where}); a plugin package with that name would "
+            "shadow it or be shadowed; choose another name"
+        )
+
+
+def _core_requirement() -> str:
+    from importlib import metadata
+
+    try:
+        version = metadata.version("grpo-core")
+    except metadata.PackageNotFoundError:
+        return "grpo-core"
+    major_minor = ".".join(version.split(".")[:2])
+    return f"grpo-core>={major_minor}"
+
+
+def render(template: str, values: dict[str, str]) -> str:
+    """``template`` with each ``{{key}}`` replaced by ``values[key]``."""
+    def replace(match: re.Match) -> str:
+        key = match.group(1)
+        if key not in values:
+            raise KeyError(f"template placeholder '{key}' has no value")
+        return values[key]
+
+    return re.sub(r"\{\{(\w+)\}\}", replace, template)
+
+
+def write_plugin(distribution: str, kind: str = "reward", directory: str | Path | None = None) -> tuple[Path, list[Path]]:
+    """Write a new plugin package; return its folder and the files written, in order.
+
+    ``directory`` defaults to a folder named after the distribution in the current directory; it
+    must not exist or be empty.
+    """
+    if kind not in KINDS:
+        raise UsageError(f"unknown plugin kind '{kind}'; choose one of: {', '.join(KINDS)}")
+    names = plugin_names(distribution, kind)
+    _check_module_is_free(names.module)
+    folder = Path(directory) if directory is not None else Path(distribution)
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"'{folder}' is a file; give --dir a new or empty folder")
+    if folder.is_dir() and any(folder.iterdir()):
+        raise UsageError(f"folder '{folder}' already exists and is not empty; give --dir a new or empty folder")
+    values = {
+        "distribution": names.distribution,
+        "module": names.module,
+        "name": names.name,
+        "kind": kind,
+        "description": DESCRIPTIONS[kind].format(name=names.name),
+        "core_requirement": _core_requirement(),
+    }
+    templates = resources.files("grpo_core") / "templates"
+    written = []
+    for target, source in FILES.items():
+        text = (templates / source.format(kind=kind)).read_text(encoding="utf-8")
+        path = folder / target.format(module=names.module)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(render(text, values), encoding="utf-8")
+        written.append(path)
+    return folder, written
+
+
+@hookimpl
+def register_commands(cli):
+    import click
+
+    @cli.command(name="new-plugin")
+    @click.argument("name")
+    @click.option("--kind", type=click.Choice(KINDS), default="reward", show_default=True,
+                  help="What the plugin registers.")
+    @click.option("--dir", "directory", type=click.Path(file_okay=False),
+                  help="Folder to write the package in (default: ./NAME); must be new or empty.")
+    def new_plugin(name, kind, directory):
+        """Write a new plugin package NAME (a distribution name such as grpo-reward-brevity).
+
+        The package has a pyproject.toml with the grpo entry point, a module with a commented hook
+        and spec, a README, and tests that pass as written (for a reward, grpo-core's property
+        suite through the grpo_check pytest fixture). Install it and run its tests:
+
+        \b
+        cd NAME && pip install -e ".[test]" && python -m pytest
+        """
+        folder, written = write_plugin(name, kind, directory)
+        names = plugin_names(name, kind)
+        click.echo(f"wrote {kind} plugin '{names.name}' (distribution {names.distribution}, module {names.module}):")
+        for path in written:
+            click.echo(f"  {path.as_posix()}")
+        click.echo("next:")
+        click.echo(f"  cd {folder.as_posix()}")
+        click.echo('  pip install -e ".[test]"')
+        click.echo("  python -m pytest")

@@ -1,0 +1,342 @@
+"""Regenerate the generated docs and the command output shown in the docs.
+
+    python scripts/gen_docs.py           # rewrite docs/rewards.md, docs/cli.md and every output block
+    python scripts/gen_docs.py --check   # exit 1 with a diff when anything is out of date
+
+Generated files: docs/rewards.md (from the registered reward specs, with example scores computed
+by the real rewards) and docs/cli.md (from the click commands, plugin-registered ones included).
+
+Output blocks: in docs/*.md and README.md, a marker comment followed by a fenced block,
+
+    <!-- output: grpo-run rewards -->
+    ```console
+    $ grpo-run rewards
+    ...
+    ```
+
+is refreshed with the real output of the command (stdout and stderr), run in a fresh temporary
+folder holding a copy of examples/. ``VAR=VALUE`` words before the command set its environment
+and are not shown. The comparison in --check ignores timings and the order of lines (plugin
+discovery order depends on the file system).
+
+Everything runs with the plugins of this repository only (plugins/*), a 100-column terminal and
+no network, so the output is the same on every machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+WIDTH = 100
+
+
+def plugin_distributions() -> list[str]:
+    """The distribution names of the reward plugins in this repository (plugins/*/pyproject.toml)."""
+    names = []
+    for path in sorted(ROOT.glob("plugins/*/pyproject.toml")):
+        match = re.search(r'^name\s*=\s*"([^"]+)"', path.read_text(), re.MULTILINE)
+        if match:
+            names.append(match.group(1))
+    return sorted(names)
+
+
+def docs_environment() -> dict[str, str]:
+    env = {key: value for key, value in os.environ.items() if not key.startswith("GRPO_") or key == "GRPO_CACHE_DIR"}
+    env.update(
+        COLUMNS=str(WIDTH), LINES="50", TERM="dumb", NO_COLOR="1", HF_HUB_OFFLINE="1", PYTHONUNBUFFERED="1",
+        PYTHONHASHSEED="0", CUDA_VISIBLE_DEVICES="", GRPO_LOAD_PLUGINS=",".join(plugin_distributions()),
+    )
+    return env
+
+
+# The process must see the same plugins and terminal as the commands it runs.
+if __name__ == "__main__":
+    os.environ.update(docs_environment())
+    for _key in [k for k in os.environ if k.startswith("GRPO_") and k not in ("GRPO_LOAD_PLUGINS", "GRPO_CACHE_DIR")]:
+        del os.environ[_key]
+
+
+# Example completions per reward: (completion, columns, parameters). The scores shown in the
+# catalogue are computed by the installed rewards, never written by hand.
+SCHEMA = '{"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer"}}, "required": ["name", "age"]}'
+EXAMPLES = {
+    "math": [
+        ("<answer>42</answer>", {"answer": "42"}, {}),
+        ("6 times 7 is 42.", {"answer": "42"}, {}),
+        ("So the result is \\boxed{42}.", {"answer": "42"}, {}),
+        ("<answer>41</answer>", {"answer": "42"}, {}),
+        ("I am not sure.", {"answer": "42"}, {}),
+        ("The answer is \\boxed{0.5}", {"answer": "\\frac{1}{2}"}, {}),
+    ],
+    "xml-format": [
+        ("<reasoning>6 times 7</reasoning>\n<answer>42</answer>", {}, {}),
+        ("<reasoning>6 times 7</reasoning>\n<answer>42</answer> Hope that helps!", {}, {}),
+        ("<answer>42</answer>", {}, {}),
+        ("<reasoning>6 times 7", {}, {}),
+        ("42", {}, {}),
+        ("<answer>42</answer>", {}, {"tags": "answer"}),
+    ],
+    "length": [
+        ("x" * 200, {}, {}),
+        ("x" * 150, {}, {}),
+        ("x" * 400, {}, {}),
+        ("x" * 150, {}, {"shape": "exponential"}),
+        ("Twenty characters ok", {}, {"target": 20}),
+    ],
+    "json-schema": [
+        ('{"name": "Ada", "age": 36}', {"schema": SCHEMA}, {}),
+        ('Sure:\n```json\n{"name": "Ada", "age": 36}\n```', {"schema": SCHEMA}, {}),
+        ('{"name": "Ada", "age": "36"}', {"schema": SCHEMA}, {}),
+        ('{"age": "36"}', {"schema": SCHEMA}, {}),
+        ("not JSON at all", {"schema": SCHEMA}, {}),
+    ],
+}
+
+
+def _code(text: str, limit: int = 70) -> str:
+    """Text as inline code inside a table cell: newlines shown as \\n, pipes escaped, long runs shortened."""
+    shown = text.replace("\n", "\\n")
+    shown = re.sub(r"(.)\1{11,}", lambda m: f"{m.group(1) * 3}...({len(m.group(0))} × {m.group(1)!r})", shown)
+    if len(shown) > limit:
+        shown = shown[: limit - 3] + "..."
+    shown = shown.replace("|", "\\|")
+    fence = "``" if "`" in shown else "`"
+    pad = " " if shown.startswith("`") or shown.endswith("`") else ""
+    return f"{fence}{pad}{shown}{pad}{fence}" if shown else "(empty)"
+
+
+def _md(text: str) -> str:
+    """Prose for markdown: angle brackets as entities (so <answer> shows instead of vanishing as HTML)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "/")
+
+
+def _score(value) -> str:
+    return "None" if value is None else f"{value:.4g}"
+
+
+def rewards_markdown() -> str:
+    """docs/rewards.md: every reward of this repository's plugins, from its registered spec."""
+    from grpo_core.plugins import get_registry
+    from grpo_core.rewards import load_rewards
+    from grpo_core.testing import call_reward
+
+    registry = get_registry()
+    ours = set(plugin_distributions())
+    specs = [spec for name, spec in sorted(registry.items["rewards"].items()) if spec.distribution in ours]
+    out = [
+        "# Reward catalogue",
+        "",
+        "<!-- Generated by scripts/gen_docs.py from the registered reward specs; do not edit by hand. -->",
+        "",
+        "Every reward of the plugins in this repository, as registered: description, bounds, the",
+        "dataset columns it reads, its parameters, the direction properties `grpo-run check` verifies,",
+        "and scores the real reward gives a few example completions. `grpo-run rewards` lists the",
+        "rewards installed on your machine, third-party ones included.",
+        "",
+        "| reward | description | install |",
+        "|---|---|---|",
+    ]
+    for spec in specs:
+        out.append(f"| [`{spec.name}`](#{spec.name}) | {_md(spec.description)} | `pip install {spec.distribution}` |")
+    for spec in specs:
+        defaults = {p.name: p.default for p in spec.params}
+        out += ["", f"## {spec.name}", "", _md(spec.description) + ".", ""]
+        low, high = spec.bounds
+        out.append(f"- distribution: `{spec.distribution}`")
+        out.append(f"- bounds: {low:g} to {high:g}; default weight {spec.weight:g}")
+        columns = spec.required_columns(defaults)
+        if columns:
+            described = []
+            for column, source in columns.items():
+                remap = f" (from the dataset column named by `{column}_column`)" if f"{column}_column" in defaults else ""
+                described.append(f"`{column}`{remap}")
+            out.append("- dataset columns: " + ", ".join(described))
+        else:
+            out.append("- dataset columns: none (scores the completion alone)")
+        if spec.timeout is not None:
+            out.append(f"- runs in worker processes with a hard limit of {spec.timeout:g} s per completion")
+        if spec.batched:
+            out.append("- scores a whole batch at once")
+        if spec.params:
+            out += ["", "Parameters (`--reward-arg " + spec.name + ".NAME=VALUE`, or `reward_args` in a config file):", "",
+                    "| parameter | type | default | meaning |", "|---|---|---|---|"]
+            for param in spec.params:
+                meaning = _md(param.help or "")
+                if param.choices:
+                    meaning += ("; " if meaning else "") + "one of " + ", ".join(f"`{c}`" for c in param.choices)
+                default = "none" if param.default is None else _code(str(param.default), 50)
+                out.append(f"| `{param.name}` | {param.type.__name__} | {default} | {meaning} |")
+        if spec.directions or spec.gold:
+            out += ["", "Properties it declares, checked by `grpo-run check` and the `grpo_check` fixture:", ""]
+            for direction in spec.directions:
+                out.append(f"- {_md(direction.description)}" + (" (strictly)" if direction.strict else ""))
+            if spec.gold is not None:
+                out.append(f"- a gold completion built from the row scores the top bound, {high:g}")
+        examples = EXAMPLES.get(spec.name, [])
+        if examples:
+            out += ["", "Example scores (computed by the reward):", "", "| completion | row | parameters | score |",
+                    "|---|---|---|---|"]
+            for completion, row, params in examples:
+                (reward,) = load_rewards([spec.name], args={spec.name: params} if params else None)
+                (score,) = call_reward(reward, [completion], **row)
+                row_text = ", ".join(f"{k} = {_code(str(v), 40)}" for k, v in row.items()) or "-"
+                params_text = ", ".join(f"`{k}={v}`" for k, v in params.items()) or "defaults"
+                out.append(f"| {_code(completion)} | {row_text} | {params_text} | {_score(score)} |")
+            if spec.gold is not None:
+                row = examples[0][1]
+                gold = spec.gold(dict(row), spec.resolve())
+                if isinstance(gold, str):
+                    (reward,) = load_rewards([spec.name])
+                    (score,) = call_reward(reward, [gold], **row)
+                    row_text = ", ".join(f"{k} = {_code(str(v), 40)}" for k, v in row.items()) or "-"
+                    out.append(f"| {_code(gold)} (gold) | {row_text} | defaults | {_score(score)} |")
+    return "\n".join(out) + "\n"
+
+
+def cli_markdown() -> str:
+    """docs/cli.md: the help of grpo-run and of every subcommand, plugin-registered ones included."""
+    import click
+
+    from grpo_core.cli import cli
+    from grpo_core.plugins import get_registry
+
+    settings = {"terminal_width": WIDTH, "max_content_width": WIDTH}
+    root = click.Context(cli, info_name="grpo-run", **{**cli.context_settings, **settings})
+    names = cli.list_commands(root)  # attaches the plugin commands
+    origin = {}
+    for info in get_registry().plugins:
+        for name in info.registers["commands"]:
+            origin[name] = f"{info.name} ({info.distribution})"
+    out = [
+        "# CLI reference",
+        "",
+        "<!-- Generated by scripts/gen_docs.py from the click commands; do not edit by hand. -->",
+        "",
+        "`grpo-run` trains with no subcommand, and has subcommands to list, check and sample. Plugins add",
+        "subcommands through the `register_commands` hook (see [hooks.md](hooks.md)); those below marked",
+        "*registered by* come from a plugin, grpo-core's own built-in ones included.",
+        "",
+        "Environment variables:",
+        "",
+        "| variable | effect |",
+        "|---|---|",
+        "| `GRPO_LOAD_PLUGINS=dist1,dist2` | load only these plugin distributions (empty: none; grpo-core's built-ins always load) |",
+        "| `GRPO_DISABLE_PLUGINS=dist` | do not load these distributions |",
+        "| `GRPO_STRICT_PLUGINS=1` | a plugin that fails to import is an error instead of a warning |",
+        "| `GRPO_CACHE_DIR` | where built and converted models are kept (default `~/.cache/grpo-core`) |",
+        "| `HF_HUB_OFFLINE=1` | never contact the Hugging Face Hub (transformers, datasets) |",
+        "",
+        "Exit codes: 0 success, 1 a failure (a check failed, training stopped), 2 bad input (a name, value",
+        "or file), with a one-line `Error: ...` message.",
+        "",
+        "## grpo-run",
+        "",
+        "```text",
+        cli.get_help(root),
+        "```",
+    ]
+    for name in names:
+        command = cli.get_command(root, name)
+        context = click.Context(command, info_name=name, parent=root, **settings)
+        out += ["", f"## grpo-run {name}", ""]
+        if name in origin:
+            out += [f"*Registered by the plugin {origin[name]} through `register_commands`.*", ""]
+        out += ["```text", command.get_help(context), "```"]
+    return "\n".join(out) + "\n"
+
+
+GENERATED = {"docs/rewards.md": rewards_markdown, "docs/cli.md": cli_markdown}
+
+MARKER = re.compile(r"<!-- output: (?P<command>.+?) -->\n(?P<block>```[a-z]*\n.*?\n```\n)?", re.DOTALL)
+
+
+def run_command(command: str) -> tuple[str, str]:
+    """(the command as shown, its output) for a marker's command, run in a fresh folder with examples/."""
+    words = shlex.split(command)
+    env = docs_environment()
+    while words and re.match(r"^[A-Z_][A-Z0-9_]*=", words[0]):
+        key, _, value = words.pop(0).partition("=")
+        env[key] = value
+    shown = " ".join(shlex.quote(word) for word in words)
+    if words[0] == "grpo-run":
+        argv = [sys.executable, "-m", "grpo_core", *words[1:]]
+    elif words[0] == "python":
+        argv = [sys.executable, *words[1:]]
+    else:
+        raise SystemExit(f"output marker runs '{words[0]}'; only grpo-run and python commands are supported")
+    with tempfile.TemporaryDirectory(prefix="grpo-docs-") as folder:
+        for part in ("data", "configs"):
+            shutil.copytree(ROOT / "examples" / part, Path(folder) / "examples" / part)
+        result = subprocess.run(argv, cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                text=True, timeout=600)
+        output = result.stdout.replace(os.path.realpath(folder), ".").replace(folder, ".")
+    output = "\n".join(line.rstrip() for line in output.splitlines())
+    return shown, output
+
+
+def refresh_outputs(text: str) -> str:
+    """``text`` with every output block re-run."""
+    def replace(match: re.Match) -> str:
+        shown, output = run_command(match.group("command"))
+        return f"<!-- output: {match.group('command')} -->\n```console\n$ {shown}\n{output}\n```\n"
+
+    return MARKER.sub(replace, text)
+
+
+def documents_with_outputs() -> list[Path]:
+    paths = sorted(ROOT.glob("docs/*.md")) + [ROOT / "README.md"]
+    return [p for p in paths if p.exists() and "<!-- output: " in p.read_text()
+            and p.relative_to(ROOT).as_posix() not in GENERATED]
+
+
+def expected() -> dict[str, str]:
+    """Every generated or refreshed file's up-to-date text, by path relative to the repository."""
+    files = {path: build() for path, build in GENERATED.items()}
+    for path in documents_with_outputs():
+        files[path.relative_to(ROOT).as_posix()] = refresh_outputs(path.read_text())
+    return files
+
+
+def normalise(text: str) -> list[str]:
+    """What --check compares: timings blanked, lines sorted (discovery order varies between machines)."""
+    text = re.sub(r"\b\d+(\.\d+)? ?(s|ms|seconds)\b", "N s", text)
+    text = re.sub(r"\b\d+(\.\d+)? ?(steps?/s|it/s|s/it)\b", "N/s", text)
+    return sorted(line.rstrip() for line in text.splitlines())
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="exit 1 with a diff when a file is out of date")
+    options = parser.parse_args()
+    stale = 0
+    for path, text in expected().items():
+        file = ROOT / path
+        current = file.read_text() if file.exists() else ""
+        if options.check:
+            if normalise(current) != normalise(text):
+                stale += 1
+                diff = difflib.unified_diff(current.splitlines(), text.splitlines(), f"{path} (in the repository)",
+                                            f"{path} (regenerated)", lineterm="", n=1)
+                print("\n".join(diff))
+        elif current != text:
+            file.parent.mkdir(parents=True, exist_ok=True)
+            file.write_text(text)
+            print(f"wrote {path}")
+    if stale:
+        print(f"\n{stale} file(s) out of date; run: python scripts/gen_docs.py")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
