@@ -54,7 +54,8 @@ def docs_environment() -> dict[str, str]:
     env = {key: value for key, value in os.environ.items() if not key.startswith("GRPO_") or key == "GRPO_CACHE_DIR"}
     env.update(
         COLUMNS=str(WIDTH), LINES="50", TERM="dumb", NO_COLOR="1", HF_HUB_OFFLINE="1", PYTHONUNBUFFERED="1",
-        PYTHONHASHSEED="0", CUDA_VISIBLE_DEVICES="", GRPO_LOAD_PLUGINS=",".join(plugin_distributions()),
+        PYTHONHASHSEED="0", CUDA_VISIBLE_DEVICES="", HF_DATASETS_DISABLE_PROGRESS_BARS="1",
+        GRPO_LOAD_PLUGINS=",".join(plugin_distributions()),
     )
     return env
 

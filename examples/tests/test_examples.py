@@ -40,6 +40,18 @@ def test_the_four_configs_are_there():
     assert [p.name for p in CONFIGS] == ["cpu-demo.yaml", "gpu-lora.yaml", "gpu-vllm.yaml", "multi-gpu-zero3.yaml"]
 
 
+def test_cpu_demo_is_the_default_run_written_out():
+    from importlib import resources
+
+    from grpo_core.runner import settings_from_options
+
+    with resources.as_file(resources.files("grpo_core") / "default_run.yaml") as default:
+        expected = settings_from_options(config_file=str(default))
+    demo = settings_from_options(config_file=str(EXAMPLES / "configs" / "cpu-demo.yaml"))
+    for key in ("rewards", "weights", "reward_args", "dataset", "dataset_args", "model"):
+        assert getattr(demo, key) == getattr(expected, key), key
+
+
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda p: p.stem)
 def test_config_resolves(config, gsm8k_file):
     """Every key is a grpo-core key or a real GRPOConfig field, the rewards, dataset and profile exist."""

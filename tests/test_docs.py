@@ -1,0 +1,130 @@
+"""The docs stay true: generated pages and command output are current, every hook is documented and tested."""
+
+import inspect
+import re
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+from grpo_core import hookspecs
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+HOOKS = sorted(name for name, value in vars(hookspecs).items() if hasattr(value, "grpo_spec"))
+
+
+def python_blocks(path: Path) -> list[str]:
+    return re.findall(r"^```python\n(.*?)^```", path.read_text(), re.DOTALL | re.MULTILINE)
+
+
+def test_the_hook_list_is_read_from_hookspecs():
+    assert {"register_rewards", "register_datasets", "register_profiles", "register_models",
+            "register_commands"} <= set(HOOKS)
+
+
+def test_generated_docs_and_command_output_are_current():
+    """docs/rewards.md, docs/cli.md and every `<!-- output: ... -->` block match a fresh run."""
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "gen_docs.py"), "--check"],
+                            capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, f"{result.stdout[-6000:]}\n{result.stderr[-3000:]}"
+
+
+@pytest.mark.parametrize("hook", HOOKS)
+def test_hook_is_documented_with_its_signature(hook):
+    text = (DOCS / "hooks.md").read_text()
+    signature = f"## {hook}{inspect.signature(getattr(hookspecs, hook))}"
+    assert signature in text.splitlines(), f"docs/hooks.md has no heading '{signature}'"
+    section = text.split(signature, 1)[1].split("\n## ", 1)[0]
+    docstring = inspect.getdoc(getattr(hookspecs, hook)).replace("``", "`")
+    assert docstring in section, f"the {hook} section does not quote its docstring: {docstring}"
+    assert "@hookimpl" in section and f"def {hook}(" in section, f"the {hook} section has no example"
+
+
+@pytest.mark.parametrize("hook", HOOKS)
+def test_hook_has_a_test(hook):
+    tests = [path for path in (ROOT / "tests").glob("test_*.py")
+             if re.search(rf"^def test_hook_{hook}\(", path.read_text(), re.MULTILINE)]
+    assert tests, f"no test named test_hook_{hook} in tests/ (see tests/test_hooks.py)"
+
+
+def test_every_documented_hook_exists():
+    headings = re.findall(r"^## (\w+)\(", (DOCS / "hooks.md").read_text(), re.MULTILINE)
+    assert sorted(headings) == HOOKS
+
+
+@pytest.mark.parametrize("index", range(len(python_blocks(DOCS / "hooks.md"))))
+def test_hook_reference_examples_register_something(index):
+    """Each example in docs/hooks.md is a working plugin module."""
+    import click
+
+    from grpo_core.plugins import registered
+
+    source = python_blocks(DOCS / "hooks.md")[index]
+    module = types.ModuleType(f"hooks_example_{index}")
+    exec(compile(source, f"docs/hooks.md example {index + 1}", "exec"), module.__dict__)
+    with registered(module, distribution="docs-example") as registry:
+        info = next(i for i in registry.plugins if i.distribution == "docs-example")
+        group = click.Group()
+        registry.add_commands(group)
+        assert info.error is None, info.error
+        assert any(info.registers.values()), f"example {index + 1} registered nothing"
+        for name in info.registers["rewards"]:
+            from grpo_core import load_rewards
+            from grpo_core.testing import check_reward
+
+            check_reward(load_rewards([name])[0], max_examples=5, seed=0)
+        for name in info.registers["commands"]:
+            assert group.commands[name].help
+
+
+def test_user_guide_documents_every_config_key():
+    from grpo_core.config import RUN_KEYS
+
+    text = (DOCS / "user-guide.md").read_text()
+    undocumented = [key for key in RUN_KEYS if f"| `{key}` |" not in text]
+    assert not undocumented, f"docs/user-guide.md's config table lacks: {undocumented}"
+
+
+def test_config_examples_in_the_docs_resolve(tmp_path, monkeypatch):
+    """Every YAML block in docs/ is a config file grpo-run accepts (names, fields, types)."""
+    from grpo_core import training
+    from grpo_core.runner import settings_from_options
+
+    monkeypatch.chdir(ROOT)
+    blocks = [(path.name, block) for path in sorted(DOCS.glob("*.md"))
+              for block in re.findall(r"^```yaml\n(.*?)^```", path.read_text(), re.DOTALL | re.MULTILINE)]
+    assert blocks
+    for index, (name, block) in enumerate(blocks):
+        config = tmp_path / f"{index}.yaml"
+        config.write_text(block)
+        settings = settings_from_options(config_file=str(config))
+        if settings.model is not None:
+            settings.model = "tiny-random"
+        run = training.resolve(settings, log=lambda message: None)
+        assert run.rewards, f"{name}: the config selects no reward"
+
+
+def test_relative_links_point_to_files():
+    for path in [*DOCS.glob("*.md"), ROOT / "examples" / "grpo-reward-repetition" / "README.md"]:
+        for target in re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", path.read_text()):
+            assert (path.parent / target).exists(), f"{path.relative_to(ROOT)} links to missing {target}"
+
+
+def test_reward_catalogue_covers_every_reward_of_the_repository():
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        import gen_docs
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+    text = (DOCS / "rewards.md").read_text()
+    from grpo_core.plugins import get_registry
+
+    ours = set(gen_docs.plugin_distributions())
+    rewards = [name for name, spec in get_registry().items["rewards"].items() if spec.distribution in ours]
+    assert rewards
+    for name in rewards:
+        assert f"\n## {name}\n" in text
+        assert name in gen_docs.EXAMPLES, f"scripts/gen_docs.py has no example completions for '{name}'"
