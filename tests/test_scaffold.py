@@ -1,0 +1,145 @@
+"""``grpo-run new-plugin``: names, errors, and packages that install and pass their own tests unmodified."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from grpo_core.cli import cli
+from grpo_core.errors import UsageError
+from grpo_core.scaffold import KINDS, plugin_names, render, write_plugin
+
+
+def run(*args):
+    result = CliRunner().invoke(cli, list(args))
+    return result.exit_code, result.output
+
+
+@pytest.mark.parametrize(
+    "name, kind, expected",
+    [
+        ("grpo-reward-brevity", "reward", ("grpo_reward_brevity", "brevity")),
+        ("Grpo_Reward.Tone", "reward", ("grpo_reward_tone", "tone")),
+        ("grpo-dataset-riddles", "dataset", ("grpo_dataset_riddles", "riddles")),
+        ("grpo-a100", "profile", ("grpo_a100", "a100")),
+        ("acme-score", "reward", ("acme_score", "acme-score")),
+        ("grpo-reward-", "reward", None),
+    ],
+)
+def test_names(name, kind, expected):
+    if expected is None:
+        with pytest.raises(UsageError, match="not a valid distribution name"):
+            plugin_names(name, kind)
+        return
+    names = plugin_names(name, kind)
+    assert (names.module, names.name) == expected
+    assert names.distribution == name
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["bad name"], "'bad name' is not a valid distribution name"),
+        (["-lead"], None),  # click reads it as an option: still a usage error, exit code 2
+        (["9lives"], "'9lives' gives the module name '9lives', which Python cannot import"),
+        (["class"], "'class' gives the module name 'class', which Python cannot import"),
+        (["json"], "a module named 'json' already exists"),
+        (["grpo-core"], "a module named 'grpo_core' already exists"),
+        (["grpo-x", "--kind", "model"], "Invalid value for '--kind'"),
+    ],
+)
+def test_bad_names_are_one_line_with_exit_code_2(args, message, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, output = run("new-plugin", *args)
+    assert code == 2, output
+    if message:
+        assert message in output
+        if "--kind" not in args:
+            assert [line for line in output.splitlines() if line.startswith("Error:")] == [output.strip()]
+    assert not any(tmp_path.iterdir())
+
+
+def test_refuses_a_non_empty_folder(tmp_path):
+    (tmp_path / "keep.txt").write_text("mine")
+    code, output = run("new-plugin", "grpo-reward-brevity", "--dir", str(tmp_path))
+    assert code == 2
+    assert output.strip() == f"Error: folder '{tmp_path}' already exists and is not empty; give --dir a new or empty folder"
+    assert [p.name for p in tmp_path.iterdir()] == ["keep.txt"]
+
+
+def test_writes_into_an_empty_folder_and_names_the_files(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "empty").mkdir()
+    code, output = run("new-plugin", "grpo-reward-brevity", "--dir", "empty")
+    assert code == 0, output
+    files = sorted(p.relative_to(tmp_path / "empty").as_posix() for p in (tmp_path / "empty").rglob("*") if p.is_file())
+    assert files == [".gitignore", "README.md", "grpo_reward_brevity/__init__.py", "pyproject.toml", "tests/test_plugin.py"]
+    for file in files:
+        assert f"empty/{file}" in output
+        assert "{{" not in (tmp_path / "empty" / file).read_text(), file
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_pyproject_declares_the_entry_point(kind, tmp_path):
+    import tomllib
+
+    folder, _ = write_plugin("grpo-thing", kind, tmp_path / "out")
+    project = tomllib.loads((folder / "pyproject.toml").read_text())
+    assert project["project"]["name"] == "grpo-thing"
+    assert project["project"]["entry-points"]["grpo"] == {"thing": "grpo_thing"}
+    assert project["project"]["dependencies"][0].startswith("grpo-core")
+    source = (folder / "grpo_thing" / "__init__.py").read_text()
+    assert f"def register_{kind}s(register):" in source and "@hookimpl" in source
+
+
+def test_render_refuses_unknown_placeholders():
+    assert render("{{a}}-{{b}}", {"a": "1", "b": "2"}) == "1-2"
+    with pytest.raises(KeyError, match="'c'"):
+        render("{{c}}", {})
+
+
+def test_the_command_is_registered_by_grpo_core():
+    import click
+
+    from grpo_core.plugins import get_registry
+
+    code, output = run("--help")
+    assert "new-plugin" in output
+    registry = get_registry(refresh=True)
+    registry.add_commands(click.Group())
+    (info,) = [i for i in registry.plugins if "new-plugin" in i.registers["commands"]]
+    assert (info.name, info.distribution) == ("grpo_core.scaffold", "grpo-core")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", KINDS)
+def test_generated_package_installs_and_passes_its_tests(kind, tmp_path):
+    """pip install the package as written, then run its own tests against the installed copy."""
+    folder, _ = write_plugin(f"grpo-{kind}-scaffolded", kind, tmp_path / "package")
+    site = tmp_path / "site"
+    install = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+         "--target", str(site), str(folder)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert install.returncode == 0, install.stderr
+    assert (site / f"grpo_{kind}_scaffolded" / "__init__.py").exists()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")]),
+           "HF_HUB_OFFLINE": "1"}
+    for variable in ("GRPO_LOAD_PLUGINS", "GRPO_DISABLE_PLUGINS"):
+        env.pop(variable, None)
+    # Run from a folder without the sources, so the tests import the installed package.
+    tests = tmp_path / "tests"
+    (folder / "tests").rename(tests)
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(tmp_path), str(tests)],
+        cwd=tmp_path, capture_output=True, text=True, env=env, timeout=600,
+    )
+    assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-2000:]
+    assert " passed" in result.stdout and "skipped" not in result.stdout
+    listed = subprocess.run([sys.executable, "-m", "grpo_core", f"{kind}s", "--json"], capture_output=True,
+                            text=True, env=env, timeout=120)
+    assert '"distribution": "grpo-' + kind + '-scaffolded"' in listed.stdout, listed.stdout + listed.stderr
