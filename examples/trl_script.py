@@ -51,9 +51,11 @@ def main() -> None:
     )
     trainer = GRPOTrainer(model=model, reward_funcs=rewards, args=args, train_dataset=dataset)
     trainer.train()
+    print("reward means per step:")
     for entry in trainer.state.log_history:
         if "rewards/math/mean" in entry:
-            print(json.dumps({"step": entry["step"], **{k: v for k, v in entry.items() if k.startswith("rewards/")}}))
+            means = {k: v for k, v in entry.items() if k.startswith("rewards/") and k.endswith("/mean")}
+            print(f"  step {entry['step']}: {json.dumps(means)}")
 
 
 if __name__ == "__main__":

@@ -98,8 +98,9 @@ def test_trl_script_trains_two_steps(tmp_path):
         capture_output=True, text=True, env=env, timeout=600,
     )
     assert result.returncode == 0, result.stderr[-3000:]
-    steps = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
-    assert [s["step"] for s in steps] == [1, 2]
-    for step in steps:
-        assert 0.0 <= step["rewards/math/mean"] <= 1.0
-        assert 0.0 <= step["rewards/xml-format/mean"] <= 1.0
+    lines = result.stdout.split("reward means per step:\n", 1)[1].splitlines()
+    steps = {int(line.split(":", 1)[0].split()[1]): json.loads(line.split(":", 1)[1]) for line in lines if line.startswith("  step ")}
+    assert sorted(steps) == [1, 2]
+    for means in steps.values():
+        assert 0.0 <= means["rewards/math/mean"] <= 1.0
+        assert 0.0 <= means["rewards/xml-format/mean"] <= 1.0
