@@ -61,6 +61,7 @@ class GrpoGroup(click.Group):
 @click.option("--output-dir", help="Where checkpoints, metrics and the final model go.")
 @click.option("--set", "overrides", multiple=True, metavar="FIELD=VALUE", help="Set any GRPOConfig field, e.g. learning_rate=1e-5.")
 @click.option("--resume", is_flag=True, default=None, help="Continue from the last checkpoint in --output-dir.")
+@click.option("--merge-lora", is_flag=True, default=None, help="With a LoRA profile, also write the merged model to OUTPUT_DIR/merged.")
 @click.option("--no-preflight", is_flag=True, help="Skip the quick property checks of the rewards before training.")
 @click.option("--num-processes", type=click.IntRange(min=1), help="Train in N processes through `accelerate launch`.")
 @click.option("--dry-run", is_flag=True, help="Print the resolved run as JSON and exit without loading the model.")

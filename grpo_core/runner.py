@@ -10,7 +10,7 @@ from grpo_core.options import parse_key_values, parse_reward_options
 
 def settings_from_options(
     rewards=(), reward_args=(), dataset=None, dataset_args=(), model=None, profile=None, config_file=None,
-    max_steps=None, output_dir=None, overrides=(), resume=None, no_preflight=False, **_ignored,
+    max_steps=None, output_dir=None, overrides=(), resume=None, merge_lora=None, no_preflight=False, **_ignored,
 ) -> RunSettings:
     """Profile defaults come later; here: the config file, then the flags on top."""
     settings = RunSettings()
@@ -24,7 +24,8 @@ def settings_from_options(
     for owner, values in args.items():
         settings.reward_args.setdefault(owner, {}).update(values)
     settings.dataset_args.update(parse_key_values(dataset_args, "--dataset-arg"))
-    for key, value in (("dataset", dataset), ("model", model), ("profile", profile), ("resume", resume)):
+    for key, value in (("dataset", dataset), ("model", model), ("profile", profile), ("resume", resume),
+                       ("merge_lora", merge_lora)):
         if value is not None:
             setattr(settings, key, value)
     if no_preflight:

@@ -186,9 +186,21 @@ def train(run: ResolvedRun, log=print, progress: bool = True):
     final = output_dir / "final"
     trainer.save_model(str(final))
     trainer.processing_class.save_pretrained(str(final))
+    if run.settings.merge_lora:
+        log(merge_lora(trainer, output_dir / "merged"))
     log(outputs.format_summary(outputs.summarize(records, names)))
     log(f"final model saved to {final}" + (f"; reward curve in {plot}" if plot else ""))
     return trainer
+
+
+def merge_lora(trainer, target: Path) -> str:
+    """Fold the LoRA adapters into the base weights and save a plain model (loadable without peft)."""
+    model = trainer.accelerator.unwrap_model(trainer.model)
+    if not hasattr(model, "merge_and_unload"):
+        return "--merge-lora: this run trained the full model (no LoRA), so final/ is already a plain model"
+    model.merge_and_unload().save_pretrained(str(target))
+    trainer.processing_class.save_pretrained(str(target))
+    return f"merged model saved to {target}"
 
 
 def write_run_config(run: ResolvedRun, path: Path) -> None:
@@ -204,6 +216,7 @@ def write_run_config(run: ResolvedRun, path: Path) -> None:
         "model": settings.model,
         "profile": run.profile.name,
         **({"compare": settings.compare} if settings.compare else {}),
+        **({"merge_lora": True} if settings.merge_lora else {}),
         **{k: v for k, v in run.grpo.items() if k != "reward_weights"},
     }
     path.write_text(yaml.safe_dump(config, sort_keys=False))

@@ -47,3 +47,34 @@ def test_two_steps_with_two_weighted_rewards(data_file, tmp_path, cache_dir):
     assert [r["step"] for r in records if "rewards/length/mean" in r] == [1, 2]
     assert (tmp_path / "out" / "final" / "config.json").exists()
     assert (tmp_path / "out" / "checkpoint-2").is_dir()
+
+
+class LoraProfile:
+    @hookimpl
+    def register_profiles(self, register):
+        from grpo_core import HardwareProfile
+
+        register(HardwareProfile(
+            "cpu-lora", "CPU with LoRA adapters",
+            grpo_config={"use_cpu": True, "bf16": False, "gradient_checkpointing": False, "report_to": "none"},
+            lora={"r": 4, "lora_alpha": 8, "target_modules": ["q_proj", "v_proj"], "task_type": "CAUSAL_LM"},
+        ))
+
+
+def test_merge_lora_writes_a_plain_model(data_file, tmp_path, cache_dir):
+    from transformers import AutoModelForCausalLM
+
+    settings = RunSettings(
+        rewards=["length"], dataset="local", dataset_args={"path": str(data_file)}, model="tiny-random",
+        profile="cpu-lora", merge_lora=True,
+        grpo={"max_steps": 1, "num_generations": 2, "per_device_train_batch_size": 2, "max_completion_length": 4,
+              "output_dir": str(tmp_path / "out")},
+    )
+    with registered(LoraProfile()):
+        run = training.resolve(settings, log=lambda message: None)
+        messages = []
+        training.train(run, log=messages.append, progress=False)
+    assert any("merged model saved to" in m for m in messages)
+    assert (tmp_path / "out" / "final" / "adapter_config.json").exists()  # final/ holds the adapters
+    merged = AutoModelForCausalLM.from_pretrained(tmp_path / "out" / "merged")
+    assert not any("lora" in name for name, _ in merged.named_parameters())
