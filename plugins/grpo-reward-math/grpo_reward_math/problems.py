@@ -12,12 +12,9 @@ from pathlib import Path
 
 from grpo_core.errors import UsageError
 
-# Short, with a one-shot example in the exact form the math reward reads first (the answer tag),
-# so that a 135M-parameter instruct model gets some answers right before any training.
-ARITHMETIC_SYSTEM_PROMPT = (
-    "Answer the question. Put only the final number inside <answer></answer>.\n"
-    "Example: What is 3 + 4? <answer>7</answer>"
-)
+# Short (every prompt token costs training time on a CPU); the few-shot turns show the exact form
+# the math reward reads first (the answer tag), which a 135M-parameter instruct model then copies.
+ARITHMETIC_SYSTEM_PROMPT = "Answer with the final number inside <answer></answer>."
 GSM8K_SYSTEM_PROMPT = (
     "Solve the problem step by step. Then write the final answer as a number inside "
     "<answer></answer>, for example <answer>42</answer>."

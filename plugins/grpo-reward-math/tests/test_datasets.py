@@ -116,18 +116,28 @@ def test_harder_levels_include_word_problems_and_all_operations():
 def test_arithmetic_splits_differ_and_system_prompt_is_a_parameter():
     train = load("arithmetic", size=50, split="train")
     test = load("arithmetic", size=50, split="test", system_prompt="Just the number.")
-    assert train["prompt"][0][0]["content"].startswith("Answer the question")
+    assert train["prompt"][0][0]["content"].startswith("Answer with the final number")
     assert test["prompt"][0][0] == {"role": "system", "content": "Just the number."}
     assert [p[-1] for p in train["prompt"]] != [p[-1] for p in test["prompt"]]
 
 
-def test_default_prompt_example_scores_with_the_default_reward():
-    """The one-shot example in the default system prompt is itself a completion the reward accepts."""
-    from grpo_reward_math import math_reward
-    from grpo_reward_math.problems import ARITHMETIC_SYSTEM_PROMPT
+def test_few_shot_turns_are_right_answers_the_reward_accepts():
+    """Each worked example before the question is itself a correct completion for its question."""
+    import re
 
-    example = ARITHMETIC_SYSTEM_PROMPT.split("Example:", 1)[1]
-    assert math_reward([example], ["7"]) == [1.0]
+    from grpo_reward_math import math_reward
+
+    prompt = load("arithmetic", size=1, few_shot=3)["prompt"][0]
+    assert [m["role"] for m in prompt] == ["system", "user", "assistant"] * 1 + ["user", "assistant"] * 2 + ["user"]
+    for question, reply in zip(prompt[1:-1:2], prompt[2:-1:2]):
+        a, op, b = re.fullmatch(r"What is (\d+) ([+-]) (\d+)\?", question["content"]).groups()
+        value = int(a) + int(b) if op == "+" else int(a) - int(b)
+        assert math_reward([reply["content"]], [str(value)]) == [1.0]
+
+
+def test_no_few_shot_leaves_system_and_question():
+    prompt = load("arithmetic", size=1, few_shot=0)["prompt"][0]
+    assert [m["role"] for m in prompt] == ["system", "user"]
 
 
 def test_arithmetic_rejects_bad_arguments():
