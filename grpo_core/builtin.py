@@ -1,4 +1,5 @@
-"""grpo-core's own plugin: hardware profiles, the local-file and hub datasets, model aliases, ``grpo-run profile``."""
+"""grpo-core's own plugin: hardware profiles, the local-file and hub datasets, model aliases, ``grpo-run profile``
+and ``grpo-run new-plugin``."""
 
 from __future__ import annotations
 
@@ -95,3 +96,7 @@ def register_commands(cli):
         from grpo_core.profiles import describe_profile
 
         click.echo(json.dumps(describe_profile(name), indent=2, default=str))
+
+    from grpo_core.scaffold import add_command
+
+    add_command(cli)

@@ -16,7 +16,7 @@ from grpo_core.params import did_you_mean
 
 ENTRY_POINT_GROUP = "grpo"
 BUILTIN_DISTRIBUTION = "grpo-core"
-BUILTIN_MODULES = ("grpo_core.builtin", "grpo_core.scaffold")
+BUILTIN_MODULES = ("grpo_core.builtin",)
 KINDS = ("rewards", "datasets", "profiles", "models")
 
 

@@ -14,7 +14,6 @@ from importlib import resources
 from pathlib import Path
 
 from grpo_core.errors import UsageError
-from grpo_core.hookspecs import hookimpl
 
 KINDS = ("reward", "dataset", "profile")
 
@@ -138,8 +137,8 @@ def write_plugin(distribution: str, kind: str = "reward", directory: str | Path 
     return folder, written
 
 
-@hookimpl
-def register_commands(cli):
+def add_command(cli) -> None:
+    """Add ``new-plugin`` to the ``grpo-run`` group (grpo-core's built-in plugin calls this from register_commands)."""
     import click
 
     @cli.command(name="new-plugin")
