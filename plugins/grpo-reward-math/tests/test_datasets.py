@@ -3,12 +3,11 @@
 import json
 import operator
 import re
+from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES
-
-GSM8K_FILE = FIXTURES / "gsm8k_sample.jsonl"
+GSM8K_FILE = Path(__file__).parent / "fixtures" / "gsm8k_sample.jsonl"
 
 
 def load(name, **args):
