@@ -40,7 +40,7 @@ PROPERTIES = {
     "deterministic": "the same input gives the same score",
     "batch-independent": "a completion's score does not depend on the other completions in its batch",
     "shapes": "plain strings and chat messages give the same score",
-    "hostile": "hostile text (empty, 1 MB, control characters, surrogates, unbalanced tags, deep JSON, LaTeX bombs) never crashes it",
+    "hostile": "hostile text (empty, 1 MB, control characters, surrogates, unbalanced tags, deep JSON, LaTeX bombs) never crashes it or scores outside the bounds",
     "time": "each completion is scored within {seconds:g} s",
 }
 
@@ -971,6 +971,12 @@ class _RewardCheck:
                                                  f"{type(error).__name__}: {_first_line(error)}")
         kinds = ("raised", "output") if self._output_ok else ("raised",)
         fixed = [_Item(text, columns, "", label) for label, text in HOSTILE_TEXTS]
+
+        def out_of_bounds(items, outcome):
+            for index, score in enumerate(outcome.scores or []):
+                if score is not None and not (self.lo <= score <= self.hi):
+                    return index, f"scored {score!r}, outside the declared bounds ({self.lo}, {self.hi})"
+            return None
         # Items under a hard timeout go to the adapter together, as its worker pool overlaps them (in pairs
         # when time is short, so the deadline is looked at between them); others go one by one.
         size = 1 if self.spec.timeout is None else len(fixed) if deadline == math.inf else 2
@@ -989,6 +995,12 @@ class _RewardCheck:
                         "hostile", FAIL,
                         f"hostile violated: {self._describe('hostile')}; on {item.label} it {verb}{problem.detail}",
                         self.example(0, [item]), checked + 1)
+            bad = out_of_bounds(group, outcome)
+            if bad is not None:
+                item = group[bad[0]]
+                return self._result("hostile", FAIL,
+                                    f"hostile violated: {self._describe('hostile')}; on {item.label} it {bad[1]}",
+                                    self.example(0, [item], scores=outcome.scores), checked + 1)
             checked += len(group)
 
         def check(example):
@@ -1000,6 +1012,10 @@ class _RewardCheck:
                     verb = "raised " if problem.kind == "raised" else ""
                     raise self._violation("hostile", f"on {_clip_repr(text)} it {verb}{problem.detail}",
                                           self.example(vi, [item]))
+            bad = out_of_bounds([item], outcome)
+            if bad is not None:
+                raise self._violation("hostile", f"on {_clip_repr(text)} it {bad[1]}",
+                                      self.example(vi, [item], scores=outcome.scores))
 
         nasty = hostile_texts(include_fixed=False)
         strategy = self._per_variant("hostile", lambda vi: (nasty, self._row(vi)))

@@ -161,3 +161,12 @@ def strict_ratio(completion, mode="lenient"):
 
 MODE_CRASH = RewardSpec("mode-crash", "share of letters", strict_ratio,
                         params=(Param("mode", "lenient", str, "how to score", ("lenient", "strict")),))
+
+
+def length_in_characters(completion):
+    """Fine on everyday text, far over its declared bound on a huge one."""
+    return float(len(completion))
+
+
+LONG_TEXT_OVER_BOUND = RewardSpec("long-over-bound", "length, declared at most 100 000", length_in_characters,
+                                  bounds=(0.0, 100_000.0))

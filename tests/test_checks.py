@@ -58,10 +58,17 @@ def test_wrong_sign_fails_its_direction_with_a_shrunk_counterexample():
 
 def test_score_outside_the_bounds_fails_bounds():
     report = check(fx.OUT_OF_BOUNDS)
-    assert failed(report, fx.OUT_OF_BOUNDS) == ["bounds"]
+    assert failed(report, fx.OUT_OF_BOUNDS) == ["bounds", "hostile"]  # hostile texts are scored 1.5 too
     result = report.result("out-of-bounds", "bounds")
     assert "inside the declared bounds [0, 1]" in result.message and "scored 1.5" in result.message
     assert result.counterexample["scores"] == [1.5]
+
+
+def test_hostile_text_scored_outside_the_bounds_fails_hostile():
+    report = check(fx.LONG_TEXT_OVER_BOUND)
+    assert failed(report, fx.LONG_TEXT_OVER_BOUND) == ["hostile"]
+    message = report.result("long-over-bound", "hostile").message
+    assert "outside the declared bounds (0.0, 100000.0)" in message
 
 
 def test_non_finite_score_fails_bounds():
