@@ -10,7 +10,9 @@ import argparse
 import shutil
 import statistics
 import subprocess
+import sys
 import time
+from pathlib import Path
 
 
 def median_seconds(command: list[str], repeat: int) -> float:
@@ -23,11 +25,17 @@ def median_seconds(command: list[str], repeat: int) -> float:
     return statistics.median(times)
 
 
+def script(name: str) -> str:
+    """A console script of this interpreter's environment (the venv need not be on PATH)."""
+    beside = Path(sys.executable).parent / name
+    return str(beside) if beside.exists() else shutil.which(name) or name
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=7)
     repeat = parser.parse_args().repeat
-    grpo_run, trl = shutil.which("grpo-run"), shutil.which("trl")
+    grpo_run, trl = script("grpo-run"), script("trl")
     anchor = median_seconds([trl, "--help"], repeat)
     print(f"{'command':<24}{'median s':>10}{'ratio':>8}")
     print(f"{'trl --help (anchor)':<24}{anchor:>10.3f}{1.0:>8.2f}")
