@@ -276,11 +276,12 @@ def run_command(command: str) -> tuple[str, str]:
     else:
         raise SystemExit(f"output marker runs '{words[0]}'; only grpo-run and python commands are supported")
     with tempfile.TemporaryDirectory(prefix="grpo-docs-") as folder:
-        for part in ("data", "configs"):
-            shutil.copytree(ROOT / "examples" / part, Path(folder) / "examples" / part)
+        shutil.copytree(ROOT / "examples", Path(folder) / "examples",
+                        ignore=shutil.ignore_patterns("*.egg-info", "__pycache__", ".pytest_cache", "runs"))
         result = subprocess.run(argv, cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 text=True, timeout=600)
         output = result.stdout.replace(os.path.realpath(folder), ".").replace(folder, ".")
+        output = output.replace(sys.executable, "python")  # the same on every machine
     output = "\n".join(line.rstrip() for line in output.splitlines())
     return shown, output
 
