@@ -49,7 +49,7 @@ def timed(command: list[str]) -> float:
     return time.perf_counter() - start
 
 
-def script(name: str) -> str:
+def console_script(name: str) -> str:
     """A console script of this interpreter's environment (the venv need not be on PATH)."""
     beside = Path(sys.executable).parent / name
     return str(beside) if beside.exists() else shutil.which(name) or name
@@ -70,7 +70,7 @@ def main() -> None:
     script.write_text(PLAIN_SCRIPT)
     plain = [sys.executable, str(script), model_path, str(data), str(work / "plain"), str(options.steps)]
     ours = [
-        script("grpo-run"), "--reward", "length", "--reward-arg", "length.target=20", "--dataset", "local",
+        console_script("grpo-run"), "--reward", "length", "--reward-arg", "length.target=20", "--dataset", "local",
         "--dataset-arg", f"path={data}", "--model", model_path, "--profile", "cpu", "--max-steps", str(options.steps),
         "--output-dir", str(work / "ours"), "--no-preflight", "--set", "max_completion_length=32",
         "--set", "save_strategy=no", "--set", "seed=0",

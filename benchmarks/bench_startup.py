@@ -25,7 +25,7 @@ def median_seconds(command: list[str], repeat: int) -> float:
     return statistics.median(times)
 
 
-def script(name: str) -> str:
+def console_script(name: str) -> str:
     """A console script of this interpreter's environment (the venv need not be on PATH)."""
     beside = Path(sys.executable).parent / name
     return str(beside) if beside.exists() else shutil.which(name) or name
@@ -35,7 +35,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=7)
     repeat = parser.parse_args().repeat
-    grpo_run, trl = script("grpo-run"), script("trl")
+    grpo_run, trl = console_script("grpo-run"), console_script("trl")
     anchor = median_seconds([trl, "--help"], repeat)
     print(f"{'command':<24}{'median s':>10}{'ratio':>8}")
     print(f"{'trl --help (anchor)':<24}{anchor:>10.3f}{1.0:>8.2f}")

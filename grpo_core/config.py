@@ -124,9 +124,12 @@ def check_grpo_fields(values: dict, source: str) -> dict:
 
 def coerce(field_: dataclasses.Field, value, source: str):
     """Turn command-line strings (and YAML's '1e-5', which YAML reads as text) into the field's type."""
+    kinds = _type_options(field_.type)
+    if isinstance(value, bool) and bool not in kinds and str in kinds:
+        # YAML 1.1 reads `save_strategy: no` as False; such fields take the word.
+        return "yes" if value else "no"
     if not isinstance(value, str):
         return value
-    kinds = _type_options(field_.type)
     for kind, convert in ((bool, _to_bool), (int, int), (float, float)):
         if kind in kinds and str not in kinds:
             try:
@@ -167,13 +170,5 @@ def _to_bool(value: str) -> bool:
 
 
 def parse_set_values(items: dict[str, str]) -> dict:
-    """``--set FIELD=VALUE``: values read as YAML scalars (numbers, booleans, lists)."""
-    import yaml
-
-    parsed = {}
-    for key, text in items.items():
-        try:
-            parsed[key] = yaml.safe_load(text) if text.strip() else text
-        except yaml.YAMLError:
-            parsed[key] = text
-    return parsed
+    """``--set FIELD=VALUE``: the text as given; ``coerce`` turns it into the field's type."""
+    return {key: text.strip() for key, text in items.items()}

@@ -132,6 +132,17 @@ def test_dry_run_merges_profile_file_and_flags(data_file, tmp_path, cache_dir):
     assert resolved["rewards"][0]["params"] == {"answer_column": "answer", "strict": True}
 
 
+def test_set_and_file_values_take_the_field_type(data_file, tmp_path, cache_dir):
+    config = tmp_path / "run.yaml"
+    config.write_text("save_strategy: no\nlogging_steps: 2\n")  # YAML reads `no` as False
+    code, output = run(*train_args(data_file, "--config", str(config), "--set", "eval_strategy=no",
+                                   "--set", "beta=0.04", "--set", "bf16=false"))
+    assert code == 0, output
+    grpo = json.loads(output[output.index("{"):])["grpo_config"]
+    assert grpo["save_strategy"] == "no" and grpo["eval_strategy"] == "no"
+    assert grpo["beta"] == 0.04 and grpo["bf16"] is False and grpo["logging_steps"] == 2
+
+
 def test_listing_commands_as_json():
     code, output = run("rewards", "--json")
     assert code == 0
