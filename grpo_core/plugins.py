@@ -104,11 +104,11 @@ class Registry:
         self.pm = pm
         self.plugins = infos
         self.items: dict[str, dict[str, object]] = {kind: {} for kind in KINDS}
-        by_module = {id(info.module): info for info in infos if info.module is not None}
+        self._by_module = {id(info.module): info for info in infos if info.module is not None}
         for kind in KINDS:
             hook = getattr(pm.hook, f"register_{kind}")
             for impl in hook.get_hookimpls():  # registration order
-                info = by_module.get(id(impl.plugin))
+                info = self._by_module.get(id(impl.plugin))
                 if info is None:
                     continue
                 self._call(impl, kind, info)
@@ -158,18 +158,16 @@ class Registry:
 
     def add_commands(self, cli) -> None:
         """Let plugins add click commands to ``cli`` (recorded per distribution)."""
-        by_module = {id(info.module): info for info in self.plugins if info.module is not None}
         for impl in self.pm.hook.register_commands.get_hookimpls():
+            info = self._by_module.get(id(impl.plugin))
             before = set(cli.commands)
             try:
                 impl.function(cli=cli)
             except Exception as error:
-                info = by_module.get(id(impl.plugin))
                 if info is not None:
                     info.error = f"register_commands raised {type(error).__name__}: {error}"
                     _report_failure(info)
                 continue
-            info = by_module.get(id(impl.plugin))
             if info is not None:
                 info.registers["commands"].extend(sorted(set(cli.commands) - before))
 

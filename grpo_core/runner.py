@@ -66,7 +66,7 @@ def _compare(run, n: int) -> None:
     """Score the base model and the trained one on the same held-out prompts."""
     from pathlib import Path
 
-    from grpo_core.sample import format_comparison, held_out, sample_and_score
+    from grpo_core.sample import format_comparison, held_out, score_models
     from grpo_core.training import resolve_model
 
     rows = held_out(run.dataset, n)
@@ -74,11 +74,8 @@ def _compare(run, n: int) -> None:
     final = str(Path(run.grpo["output_dir"]) / "final")
     if not Path(final).is_dir():  # interrupted: nothing to compare yet
         return
-    results = []
-    for label, path in ((f"{run.model} (before)", resolve_model(run.model)), (f"{final} (after)", final)):
-        result = sample_and_score(path, rows, run.rewards, max_new_tokens=tokens)
-        result["model"] = label
-        results.append(result)
+    models = [(f"{run.model} (before)", resolve_model(run.model)), (f"{final} (after)", final)]
+    results = score_models(models, rows, run.rewards, max_new_tokens=tokens)
     click.echo(f"held-out comparison on the dataset's last {len(rows)} prompts (greedy):", err=True)
     click.echo(format_comparison(results), err=True)
 
@@ -103,7 +100,7 @@ def sample_models(models, dataset, dataset_args, rewards, reward_args, n, max_ne
     from grpo_core.data import check_columns
     from grpo_core.plugins import get_registry
     from grpo_core.rewards import load_rewards
-    from grpo_core.sample import held_out, sample_and_score
+    from grpo_core.sample import held_out, score_models
 
     training._quiet_libraries()
     names, weights, args = parse_reward_options(rewards, reward_args)
@@ -113,11 +110,8 @@ def sample_models(models, dataset, dataset_args, rewards, reward_args, n, max_ne
     spec = get_registry().dataset(dataset)
     rows = held_out(spec.load(**spec.resolve(parse_key_values(dataset_args, "--dataset-arg"))), n)
     check_columns(rows, loaded, dataset)
-    results = []
-    for model in models:
-        result = sample_and_score(training.resolve_model(model), rows, loaded, max_new_tokens, temperature=temperature)
-        result["model"] = model
-        results.append(result)
+    paths = [(model, training.resolve_model(model)) for model in models]
+    results = score_models(paths, rows, loaded, max_new_tokens, temperature=temperature)
     if output:
         with open(output, "w") as handle:
             for result in results:

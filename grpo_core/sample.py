@@ -53,6 +53,17 @@ def sample_and_score(model_path: str, rows, rewards, max_new_tokens: int = 64, b
                         for i, (p, c) in enumerate(zip(prompts, completions))]}
 
 
+def score_models(models: list[tuple[str, str]], rows, rewards, max_new_tokens: int = 64,
+                 temperature: float = 0.0) -> list[dict]:
+    """``sample_and_score`` for each ``(label, path)``, on the same rows; each result names its label."""
+    results = []
+    for label, path in models:
+        result = sample_and_score(path, rows, rewards, max_new_tokens, temperature=temperature)
+        result["model"] = label
+        results.append(result)
+    return results
+
+
 def format_comparison(results: list[dict]) -> str:
     names = list(results[0]["means"])
     width = max(12, *(len(r["model"]) for r in results)) if results else 12
