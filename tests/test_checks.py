@@ -282,8 +282,9 @@ def test_pytest_plugin_is_registered_and_gives_third_party_tests_the_suite(tmp_p
             grpo_check(RewardSpec("too-big", "always 2", too_big))
     """))
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--grpo-max-examples", "3", "--grpo-seed", "0",
-         str(tmp_path / "test_third_party.py")],
+        # Its own basetemp: a nested session must not clean up the outer session's numbered temp folders.
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--basetemp", str(tmp_path / "basetemp"),
+         "--grpo-max-examples", "3", "--grpo-seed", "0", str(tmp_path / "test_third_party.py")],
         capture_output=True, text=True, cwd=tmp_path, timeout=120,
     )
     assert "1 failed, 1 passed" in result.stdout, result.stdout + result.stderr

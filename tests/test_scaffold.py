@@ -134,7 +134,9 @@ def test_generated_package_installs_and_passes_its_tests(kind, tmp_path):
     tests = tmp_path / "tests"
     (folder / "tests").rename(tests)
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(tmp_path), str(tests)],
+        # Its own basetemp: a nested session must not clean up the outer session's numbered temp folders.
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--basetemp", str(tmp_path / "basetemp"),
+         "--rootdir", str(tmp_path), str(tests)],
         cwd=tmp_path, capture_output=True, text=True, env=env, timeout=600,
     )
     assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-2000:]
