@@ -1,5 +1,6 @@
 import os
 import subprocess
+import tempfile
 import sys
 from pathlib import Path
 
@@ -24,7 +25,8 @@ def fresh_registry(monkeypatch):
 @pytest.fixture(scope="session")
 def cache_dir(tmp_path_factory):
     """A model cache shared by the session (tiny-random is built once)."""
-    path = os.environ.get("GRPO_TEST_CACHE_DIR") or str(tmp_path_factory.mktemp("grpo-cache"))
+    # Outside pytest's numbered temp folders, which pytest sessions started by tests may clean up.
+    path = os.environ.get("GRPO_TEST_CACHE_DIR") or tempfile.mkdtemp(prefix="grpo-test-cache-")
     os.environ["GRPO_CACHE_DIR"] = path
     return Path(path)
 
