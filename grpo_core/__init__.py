@@ -2,6 +2,7 @@
 
 from grpo_core.errors import GrpoError, PluginError, RewardError, UsageError
 from grpo_core.hookspecs import hookimpl
+from grpo_core.numbers import Number, parse_plain_number as parse_number, same_number
 from grpo_core.params import Param
 from grpo_core.rewards import Direction, Reward, RewardSpec, completion_text, load_rewards
 from grpo_core.specs import DatasetSpec, HardwareProfile, ModelSpec
@@ -12,6 +13,7 @@ __all__ = [
     "GrpoError",
     "HardwareProfile",
     "ModelSpec",
+    "Number",
     "Param",
     "PluginError",
     "Reward",
@@ -21,4 +23,6 @@ __all__ = [
     "completion_text",
     "hookimpl",
     "load_rewards",
+    "parse_number",
+    "same_number",
 ]

@@ -10,7 +10,7 @@ import re
 from collections import deque
 from functools import lru_cache
 
-from grpo_reward_math.numbers import NUMBER_TOKEN, Number, parse_number_token
+from grpo_core.numbers import NUMBER_TOKEN, Number, parse_number_token
 
 MAX_BOXED_TRIES = 8  # unbalanced \boxed{ occurrences tried, from the last one back
 

@@ -1,7 +1,7 @@
 """The ``math`` reward: 1.0 when the completion's final answer equals the gold answer, else 0.0.
 
 Two tiers. Plain numbers (the gold answer and the prediction both) are compared in-process
-by grpo_reward_math.numbers. Everything else (LaTeX, expressions, sets, intervals, matrices)
+by grpo_core.numbers (public as grpo_core.parse_number and grpo_core.same_number). Everything else (LaTeX, expressions, sets, intervals, matrices)
 goes to math-verify in grpo_core's worker pool, all the batch's items at once, each under a
 hard deadline that holds from any thread.
 """
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from grpo_core.rewards import completion_text
 
 from grpo_reward_math.extract import has_markup, last_boxed, last_number, prose_number, tag_content
-from grpo_reward_math.numbers import Number, parse_plain_number, same_number
+from grpo_core.numbers import Number, parse_plain_number, same_number
 from grpo_reward_math.symbolic import MAX_TEXT
 
 EXTRACT_MODES = ("auto", "answer-tag", "boxed", "last-number")

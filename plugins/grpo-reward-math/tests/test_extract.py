@@ -3,7 +3,7 @@
 import pytest
 
 from grpo_reward_math.extract import last_boxed, last_number, prose_number, tag_content
-from grpo_reward_math.numbers import parse_plain_number, same_number
+from grpo_core.numbers import parse_plain_number, same_number
 
 
 def test_tag_content_takes_the_last_complete_pair():

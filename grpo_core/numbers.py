@@ -1,4 +1,7 @@
-"""The numeric fast path: plain numbers read and compared in-process, with no symbolic library.
+"""Plain numbers read and compared without a symbolic library (the math reward's fast path).
+
+Public as ``grpo_core.parse_number`` and ``grpo_core.same_number``, so any plugin that checks a
+numeric answer compares it the same way.
 
 A number is kept as its canonical digits and power of ten (``1,234.50`` is ``12345 x 10^-1``),
 so equality of any two decimals, however long, needs no big-integer arithmetic; exact

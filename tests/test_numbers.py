@@ -5,7 +5,7 @@ from fractions import Fraction
 
 import pytest
 
-from grpo_reward_math.numbers import parse_plain_number, same_number
+from grpo_core.numbers import parse_plain_number, same_number
 
 
 @pytest.mark.parametrize(
