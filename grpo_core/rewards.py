@@ -55,6 +55,11 @@ class RewardSpec:
     rows: Callable[[dict], Any] | None = None  # params -> hypothesis strategy of column dicts
     gold: Callable[..., str | None] | None = None  # (columns, params) -> a completion that must score the top bound
     validate: Callable[[dict], None] | None = None  # params -> raise ValueError on bad values, at load time
+    # (prompt, columns, params) -> [(label, completion), ...]: completions that do not do the task for this
+    # row (a copied question, a placeholder, padding); the checks fail the reward if one of them earns more
+    # than ``degenerate_share`` of the way from its low bound to its high bound.
+    degenerate: Callable[[str, dict, dict], Any] | None = None
+    degenerate_share: float = 0.5
     distribution: str = field(default="", compare=False)  # filled in by the plugin manager
 
     def resolve(self, args: dict | None = None) -> dict:
