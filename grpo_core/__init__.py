@@ -4,7 +4,7 @@ from grpo_core.errors import GrpoError, PluginError, RewardError, UsageError
 from grpo_core.hookspecs import hookimpl
 from grpo_core.numbers import Number, parse_plain_number as parse_number, same_number
 from grpo_core.params import Param
-from grpo_core.rewards import Direction, Reward, RewardSpec, completion_text, load_rewards
+from grpo_core.rewards import Direction, Reward, RewardSpec, Unscored, completion_text, load_rewards
 from grpo_core.specs import DatasetSpec, HardwareProfile, ModelSpec
 
 __all__ = [
@@ -19,6 +19,7 @@ __all__ = [
     "Reward",
     "RewardError",
     "RewardSpec",
+    "Unscored",
     "UsageError",
     "completion_text",
     "hookimpl",

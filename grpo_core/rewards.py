@@ -27,6 +27,23 @@ class Direction:
 
 
 @dataclass(frozen=True)
+class Unscored:
+    """What a batched reward returns for an item it could not score, so the run counts why.
+
+    ``reason`` is ``"timeout"``, ``"error"`` or ``"unscorable"`` (the item cannot be judged, e.g.
+    its gold answer is unreadable); ``detail`` says more. TRL receives None for the item, and the
+    item is counted in ``rewards/<name>/timeouts``, ``/errors`` or ``/unscorable``.
+    """
+
+    reason: str
+    detail: str = ""
+
+    def __post_init__(self) -> None:
+        if self.reason not in ("timeout", "error", "unscorable"):
+            raise ValueError(f"Unscored reason must be 'timeout', 'error' or 'unscorable', got {self.reason!r}")
+
+
+@dataclass(frozen=True)
 class RewardSpec:
     """What a reward plugin registers.
 
@@ -157,11 +174,12 @@ class Reward:
             scores, errors, timeouts = self._score_batch(texts, columns, extras, n)
         else:
             scores, errors, timeouts = self._score_items(texts, columns, extras, n)
+        unscorable = sum(score is None for score in scores) - errors - timeouts
         log_metric = kwargs.get("log_metric")
         if log_metric is not None:
             log_metric(f"rewards/{self.spec.name}/errors", float(errors))
-            if self.spec.timeout is not None:
-                log_metric(f"rewards/{self.spec.name}/timeouts", float(timeouts))
+            log_metric(f"rewards/{self.spec.name}/timeouts", float(timeouts))
+            log_metric(f"rewards/{self.spec.name}/unscorable", float(unscorable))
         return scores
 
     def _item_kwargs(self, i: int, columns: dict, extras: dict) -> dict:
@@ -217,12 +235,13 @@ class Reward:
             kwargs[key] = extras["prompts" if key == "prompt" else key]
         try:
             values = list(self.spec.func(texts, **kwargs))
-            scores = [_as_score(v) for v in values]
+            reasons = [v.reason if isinstance(v, Unscored) else None for v in values]
+            scores = [None if reason else _as_score(v) for v, reason in zip(values, reasons)]
         except Exception as error:
             self._fail(f"{type(error).__name__}: {error}", texts, columns)
         if len(scores) != n:
             self._fail(f"returned {len(scores)} scores for {n} completions", texts, columns)
-        return scores, 0, 0
+        return scores, reasons.count("error"), reasons.count("timeout")
 
     def _fail(self, error: str, texts: list[str], columns: dict) -> None:
         sample = {"completion": texts[0] if texts else None}

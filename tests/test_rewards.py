@@ -3,7 +3,7 @@ import time
 
 import pytest
 
-from grpo_core import Param, RewardSpec, hookimpl, load_rewards
+from grpo_core import Param, RewardSpec, Unscored, hookimpl, load_rewards
 from grpo_core.errors import RewardError, UsageError
 from grpo_core.plugins import registered
 from grpo_core.rewards import Reward, completion_text
@@ -90,7 +90,18 @@ def test_one_failing_item_gives_none_and_an_error_count(plugin):
         log_metric=lambda name, value: logged.__setitem__(name, value),
     )
     assert scores == [1.0, None, 0.5]
-    assert logged == {"rewards/count-a/errors": 1.0}
+    assert logged == {"rewards/count-a/errors": 1.0, "rewards/count-a/timeouts": 0.0, "rewards/count-a/unscorable": 0.0}
+
+
+def test_batched_reward_reports_why_items_went_unscored():
+    spec = RewardSpec(
+        "why", "d", lambda completions: [1.0, None, Unscored("timeout"), Unscored("error", "bad")], batched=True
+    )
+    logged = {}
+    reward = Reward(spec, {})
+    scores = reward(prompts=["p"] * 4, completions=["a"] * 4, log_metric=lambda k, v: logged.__setitem__(k, v))
+    assert scores == [1.0, None, None, None]
+    assert logged == {"rewards/why/errors": 1.0, "rewards/why/timeouts": 1.0, "rewards/why/unscorable": 1.0}
 
 
 def test_a_whole_batch_failing_stops_with_plugin_params_and_input(plugin):
