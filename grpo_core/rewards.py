@@ -77,6 +77,9 @@ class RewardSpec:
     # than ``degenerate_share`` of the way from its low bound to its high bound.
     degenerate: Callable[[str, dict, dict], Any] | None = None
     degenerate_share: float = 0.5
+    # (columns, params) -> [(problem, example), ...]: what makes one dataset row unfit for this reward
+    # (an unreadable gold answer, a schema that accepts anything); preflight and the checks report them.
+    row_problems: Callable[[dict, dict], Any] | None = None
     distribution: str = field(default="", compare=False)  # filled in by the plugin manager
 
     def resolve(self, args: dict | None = None) -> dict:
