@@ -79,3 +79,14 @@ def echo(value, delay=0.0):
 
     time.sleep(delay)
     return value
+
+
+def by_answer(completion, answer):
+    """Raises, hangs or gives no score as the row's answer says; else 1.0."""
+    if answer == "raise":
+        raise ValueError("asked to raise")
+    if answer == "hang":
+        time.sleep(60)
+    if answer == "none":
+        return None
+    return 1.0
