@@ -405,10 +405,10 @@ class _RewardCheck:
                 "ids": [token_ids(t) for t in texts], "columns": columns}
 
     def _seconds(self, n: int) -> float:
-        if self.spec.timeout is not None:
+        if self.reward.timeout is not None:
             # The reward's own limit holds per item; this only catches a hang outside it, so it is generous
             # (a worker that timed out is replaced, and the new one imports the reward's libraries again).
-            return (self.spec.timeout + 2.0) * max(n, 1) + 30.0
+            return (self.reward.timeout + 2.0) * max(n, 1) + 30.0
         return self.item_timeout_s * max(n, 1) + 0.5
 
     def call(self, vi: int, items: list[_Item], shape: str = "plain") -> _Outcome:
@@ -431,25 +431,18 @@ class _RewardCheck:
         return _Outcome(scores, int(metrics.get(f"rewards/{self.name}/errors", 0)), timeouts, raised)
 
     def _direct(self, vi: int, parts: dict, index: int | None) -> tuple[str, str]:
+        from grpo_core.rewards import call_arguments
+
         variant = self.variants[vi]
-        extras = {k for k in ("completion_ids", "prompt", "prompts") if k in self._accepted}
-        if index is None:
-            kwargs = {name: parts["columns"][source] for name, source in variant.columns.items()}
-            for key in extras:
-                kwargs[key] = parts["ids"] if key == "completion_ids" else parts["prompts"]
-            args = (parts["texts"],)
-        else:
-            kwargs = {name: parts["columns"][source][index] for name, source in variant.columns.items()}
-            for key in extras:
-                kwargs[key] = {"completion_ids": parts["ids"][index], "prompt": parts["prompts"][index],
-                               "prompts": parts["prompts"]}[key]
-            args = (parts["texts"][index],)
-        kwargs.update(variant.params)
+        columns = {name: parts["columns"][source] for name, source in variant.columns.items()}
+        # The same call the adapter makes in training, so a failure here is the reward's own.
+        args, kwargs = call_arguments(self.spec, variant.params, parts["texts"], columns, parts["prompts"],
+                                      parts["ids"], index)
         call = (self.spec.func, self.spec.batched, args, kwargs)
-        if self.spec.timeout is not None and index is not None:
+        if variant.timeout is not None and index is not None:
             from grpo_core.timeout import TIMEOUT, Failure, get_pool
 
-            result = get_pool().map(_direct_call, [(call, {})], self.spec.timeout + 1.0)[0]
+            result = get_pool().map(_direct_call, [(call, {})], variant.timeout + 1.0)[0]
             if result is TIMEOUT:
                 return "timeout", ""
             return ("raised", result.error) if isinstance(result, Failure) else result
@@ -696,7 +689,7 @@ class _RewardCheck:
         return text.format(bounds=f"[{self.lo:g}, {self.hi:g}]", seconds=self._time_limit(), **values)
 
     def _time_limit(self) -> float:
-        return self.spec.timeout if self.spec.timeout is not None else self.item_timeout_s
+        return self.reward.timeout if self.reward.timeout is not None else self.item_timeout_s
 
     def _violation(self, prop: str, detail: str, example: dict, **values) -> _Violation:
         label = "direction" if prop == "direction" else prop
@@ -711,7 +704,7 @@ class _RewardCheck:
         note = ""
         if self.timeouts:
             note = (f"{self.timeouts} completion{'s' * (self.timeouts != 1)} hit the reward's own "
-                    f"{self.spec.timeout:g} s timeout and scored None")
+                    f"{self.reward.timeout:g} s timeout and scored None")
         return self._result("time", PASS, note)
 
     def _hypothesis(self, prop: str, strategy, check: Callable, deadline: float, counters: dict | None = None,
@@ -767,13 +760,15 @@ class _RewardCheck:
     def _vacuous(self, prop: str, counters: dict | None, n: int) -> PropertyResult | None:
         if counters is None or counters.get("scored", 1) or not n:
             return None
-        return self._result(prop, SKIP, counters.get("reason", "no completion could be scored: every score was None"),
-                            examples=n)
+        # A reward that scores nothing teaches nothing: where that is the finding, the property fails.
+        return self._result(prop, FAIL if counters.get("fail") else SKIP,
+                            counters.get("reason", "no completion could be scored: every score was None"), examples=n)
 
     # the properties
 
     def check_output(self, deadline: float) -> PropertyResult:
-        counters = {"scored": 0}
+        counters = {"scored": 0, "fail": True, "reason": "the reward scored nothing: every generated completion "
+                    "scored None, and a reward that never gives a score teaches nothing"}
 
         def check(example):
             vi, items, shape = example
@@ -839,6 +834,8 @@ class _RewardCheck:
             counters["scored"] += 1
             if score is None or not math.isclose(score, self.hi, rel_tol=1e-9, abs_tol=1e-9):
                 detail = f"the gold completion {_clip_repr(gold)} scored {score!r}"
+                if score is None and not (outcome.raised or outcome.errors):
+                    detail += " (not scorable): the reward cannot score its own gold example"
                 if score is None and (outcome.raised or outcome.errors):
                     problems = self.diagnose(vi, [item], "plain", outcome)
                     detail += f" (it raised {problems[0].detail})"
@@ -851,7 +848,9 @@ class _RewardCheck:
         from grpo_core.rewards import completion_text
 
         prop = f"direction: {direction.description}"
-        counters = {"scored": 0, "reason": "no pair drawn could be compared: better and worse both scored None"}
+        counters = {"scored": 0, "fail": True,
+                    "reason": "no pair drawn could be compared: in every pair the better or the worse completion "
+                              "scored None, so the direction was never shown to hold"}
 
         def check(example):
             vi, (better, worse, columns), prompt = example
@@ -865,10 +864,10 @@ class _RewardCheck:
                     raise self._violation("direction", f"scoring the {which}completion raised {problems[0].detail}",
                                           self.example(vi, items), description=direction.description)
             b, w = (outcome.scores or [None, None])[:2]
-            if b is None and w is None:
+            if b is None or w is None:  # a pair with an unscored side shows nothing, so it does not count as held
                 return
             counters["scored"] += 1
-            ok = w is None or (b is not None and (b > w if direction.strict else b >= w - 1e-9 * max(1.0, abs(w))))
+            ok = b > w if direction.strict else b >= w - 1e-9 * max(1.0, abs(w))
             if not ok:
                 sign = "<=" if direction.strict else "<"
                 raise self._violation(

@@ -40,6 +40,8 @@ def grpo_check(request):
         try:
             return check_reward(reward, params, **options)
         except AssertionError as error:
-            pytest.fail(str(error), pytrace=False)
+            report = str(error)
+        # Outside the except block, so pytest shows the report once, not again as the failure's context.
+        pytest.fail(report, pytrace=False)
 
     return run

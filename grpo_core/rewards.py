@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 import pickle
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -31,12 +33,14 @@ class Unscored:
     """What a batched reward returns for an item it could not score, so the run counts why.
 
     ``reason`` is ``"timeout"``, ``"error"`` or ``"unscorable"`` (the item cannot be judged, e.g.
-    its gold answer is unreadable); ``detail`` says more. TRL receives None for the item, and the
-    item is counted in ``rewards/<name>/timeouts``, ``/errors`` or ``/unscorable``.
+    its gold answer is unreadable); ``detail`` says more. The item is counted in
+    ``rewards/<name>/timeouts``, ``/errors`` or ``/unscorable``, and TRL receives ``score``: None
+    unless the reward gives such items a fixed score (e.g. 0.0 for an answer too costly to judge).
     """
 
     reason: str
     detail: str = ""
+    score: float | None = None
 
     def __post_init__(self) -> None:
         if self.reason not in ("timeout", "error", "unscorable"):
@@ -85,6 +89,10 @@ class RewardSpec:
     def resolve(self, args: dict | None = None) -> dict:
         """Parameters at their defaults overlaid with ``args``, parsed and validated."""
         params = resolve_params(self.params, args, f"reward '{self.name}'")
+        if self.timeout is not None:
+            check_timeout(self.timeout, f"reward '{self.name}' declares RewardSpec(timeout=...)")
+        if any(p.name == "timeout" for p in self.params) and params.get("timeout") is not None:
+            check_timeout(params["timeout"], f"reward '{self.name}': parameter 'timeout'")
         if self.validate is not None:
             try:
                 self.validate(params)
@@ -96,6 +104,52 @@ class RewardSpec:
         """Map each column the reward reads to the dataset column it comes from."""
         names = self.columns(params) if callable(self.columns) else self.columns
         return {name: params.get(f"{name}_column") or name for name in names}
+
+
+def check_timeout(seconds: Any, where: str) -> None:
+    """Raise a UsageError unless ``seconds`` is a positive, finite number (nan never fires, inf overflows)."""
+    ok = isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and math.isfinite(seconds) and seconds > 0
+    if not ok:
+        raise UsageError(f"{where}: a timeout must be a positive, finite number of seconds, got {seconds!r}")
+
+
+@functools.lru_cache(maxsize=256)
+def _signature(func: Callable) -> tuple[frozenset, bool]:
+    accepted = inspect.signature(func).parameters
+    return frozenset(accepted), any(p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values())
+
+
+def _accepts(func: Callable) -> tuple[frozenset, bool]:
+    try:
+        return _signature(func)
+    except TypeError:  # an unhashable callable
+        return _signature.__wrapped__(func)
+
+
+def call_arguments(spec: RewardSpec, params: dict, texts: list[str], columns: dict[str, list],
+                   prompts: list | None = None, completion_ids: list | None = None,
+                   index: int | None = None) -> tuple[tuple, dict]:
+    """The ``(args, kwargs)`` with which ``spec.func`` is called: item ``index`` of a batch, or the batch.
+
+    The one place that decides a reward's call, used by the TRL adapter and by the checks alike.
+    ``columns`` maps the reward's column names to one value per completion. The function gets only
+    the parameters it takes (all of them if it takes ``**kwargs``); a column wins over a parameter of
+    the same name; ``completion_ids``, ``prompt`` and ``prompts`` are passed when the function names them.
+    ``index=None`` is the batched call: lists for every column, ``prompt`` and ``prompts`` both the list.
+    """
+    accepted, takes_all = _accepts(spec.func)
+    kwargs = {k: v for k, v in params.items() if takes_all or k in accepted}
+    if index is None:
+        kwargs.update(columns)
+        extras = {"completion_ids": completion_ids, "prompt": prompts, "prompts": prompts}
+        args = (texts,)
+    else:
+        kwargs.update({name: values[index] for name, values in columns.items()})
+        extras = {"completion_ids": None if completion_ids is None else completion_ids[index],
+                  "prompt": None if prompts is None else prompts[index], "prompts": prompts}
+        args = (texts[index],)
+    kwargs.update({key: value for key, value in extras.items() if key in accepted})
+    return args, kwargs
 
 
 def completion_text(completion: Any) -> str:
@@ -141,12 +195,8 @@ class Reward:
         self.weight = spec.weight if weight is None else weight
         self.__name__ = spec.name
         self.columns = spec.required_columns(params)
-        accepted = inspect.signature(spec.func).parameters
-        self._extras = {k for k in ("completion_ids", "prompt", "prompts") if k in accepted}
-        # Pass only the parameters the function takes (all of them if it takes **kwargs).
-        takes_all = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values())
-        self._call_params = {k: v for k, v in params.items() if takes_all or k in accepted}
-        if spec.timeout is not None and not spec.batched:
+        self.timeout = item_timeout(spec, params)
+        if self.timeout is not None and not spec.batched:
             try:
                 pickle.dumps(spec.func)
                 if getattr(spec.func, "__module__", None) == "__main__":
@@ -172,34 +222,27 @@ class Reward:
                     f"{', '.join(sorted(k for k in kwargs if k not in _TRL_KWARGS)) or 'no columns'}"
                 )
             columns[name] = list(kwargs[source])
-        extras = {"completion_ids": completion_ids, "prompt": prompts, "prompts": prompts}
+        call = (texts, columns, prompts, completion_ids)
         if self.spec.batched:
-            scores, errors, timeouts = self._score_batch(texts, columns, extras, n)
+            scores, reasons = self._score_batch(call, n)
         else:
-            scores, errors, timeouts = self._score_items(texts, columns, extras, n)
-        unscorable = sum(score is None for score in scores) - errors - timeouts
+            scores, reasons = self._score_items(call, n)
         log_metric = kwargs.get("log_metric")
         if log_metric is not None:
-            log_metric(f"rewards/{self.spec.name}/errors", float(errors))
-            log_metric(f"rewards/{self.spec.name}/timeouts", float(timeouts))
-            log_metric(f"rewards/{self.spec.name}/unscorable", float(unscorable))
+            # TRL averages a metric over the processes' calls of one generation batch; scaled by the number
+            # of processes, that average is the batch's total count.
+            processes = _process_count()
+            for reason, metric in (("error", "errors"), ("timeout", "timeouts"), ("unscorable", "unscorable")):
+                log_metric(f"rewards/{self.spec.name}/{metric}", float(reasons.count(reason) * processes))
         return scores
 
-    def _item_kwargs(self, i: int, columns: dict, extras: dict) -> dict:
-        # A column the reward reads wins over a parameter of the same name (a schema column vs schema=FILE).
-        kwargs = dict(self._call_params)
-        kwargs.update({name: values[i] for name, values in columns.items()})
-        for key in self._extras:
-            values = extras[key]
-            kwargs[key] = values[i] if values is not None and key != "prompts" else values
-        return kwargs
-
-    def _score_items(self, texts, columns, extras, n):
-        calls = [((texts[i],), self._item_kwargs(i, columns, extras)) for i in range(n)]
-        if self.spec.timeout is not None and n:
+    def _score_items(self, call, n):
+        texts, columns, prompts, completion_ids = call
+        calls = [call_arguments(self.spec, self.params, texts, columns, prompts, completion_ids, i) for i in range(n)]
+        if self.timeout is not None and n:
             from grpo_core.timeout import TIMEOUT, Failure, get_pool
 
-            raw = get_pool().map(self.spec.func, calls, self.spec.timeout)
+            raw = get_pool().map(self.spec.func, calls, self.timeout)
             outcomes = [
                 ("timeout", None) if r is TIMEOUT else ("error", r.error) if isinstance(r, Failure) else ("ok", r)
                 for r in raw
@@ -212,39 +255,38 @@ class Reward:
                 except Exception as error:
                     outcomes.append(("error", f"{type(error).__name__}: {error}"))
         scores: list[float | None] = []
-        errors = timeouts = 0
+        reasons: list[str | None] = []
         first_error = None
         for status, value in outcomes:
             if status == "ok":
                 try:
-                    scores.append(_as_score(value))
+                    score = _as_score(value)
+                    scores.append(score)
+                    reasons.append("unscorable" if score is None else None)
                     continue
                 except (TypeError, ValueError) as error:
                     status, value = "error", str(error)
             scores.append(None)
-            if status == "timeout":
-                timeouts += 1
-            else:
-                errors += 1
+            reasons.append(status)
+            if status == "error":
                 first_error = first_error or value
-        if n and errors == n:
+        if n and reasons.count("error") == n:
             self._fail(first_error, texts, columns)
-        return scores, errors, timeouts
+        return scores, reasons
 
-    def _score_batch(self, texts, columns, extras, n):
-        kwargs = dict(self._call_params)
-        kwargs.update(columns)
-        for key in self._extras:
-            kwargs[key] = extras["prompts" if key == "prompt" else key]
+    def _score_batch(self, call, n):
+        texts, columns = call[0], call[1]
+        args, kwargs = call_arguments(self.spec, self.params, *call)
         try:
-            values = list(self.spec.func(texts, **kwargs))
+            values = list(self.spec.func(*args, **kwargs))
             reasons = [v.reason if isinstance(v, Unscored) else None for v in values]
-            scores = [None if reason else _as_score(v) for v, reason in zip(values, reasons)]
+            scores = [_as_score(v.score if isinstance(v, Unscored) else v) for v in values]
         except Exception as error:
             self._fail(f"{type(error).__name__}: {error}", texts, columns)
         if len(scores) != n:
             self._fail(f"returned {len(scores)} scores for {n} completions", texts, columns)
-        return scores, reasons.count("error"), reasons.count("timeout")
+        reasons = [reason or ("unscorable" if score is None else None) for reason, score in zip(reasons, scores)]
+        return scores, reasons
 
     def _fail(self, error: str, texts: list[str], columns: dict) -> None:
         sample = {"completion": texts[0] if texts else None}
@@ -257,6 +299,24 @@ class Reward:
 
 
 _TRL_KWARGS = {"trainer_state", "log_extra", "log_metric", "environments"}
+
+
+def item_timeout(spec: RewardSpec, params: dict) -> float | None:
+    """The hard per-item limit a reward runs under: its ``timeout`` parameter if it has one, else the spec's."""
+    if spec.timeout is None:
+        return None
+    if any(p.name == "timeout" for p in spec.params) and params.get("timeout") is not None:
+        return float(params["timeout"])
+    return float(spec.timeout)
+
+
+def _process_count() -> int:
+    """Training processes (torch.distributed world size); 1 outside distributed training."""
+    dist = sys.modules.get("torch.distributed")
+    try:
+        return dist.get_world_size() if dist is not None and dist.is_available() and dist.is_initialized() else 1
+    except Exception:
+        return 1
 
 
 def _as_score(value: Any) -> float | None:

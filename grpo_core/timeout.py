@@ -2,7 +2,9 @@
 
 Signal-based timeouts only work on the main thread, and TRL may call rewards from others.
 A Python thread cannot be killed, so work that may hang runs in worker processes: a worker
-that misses its deadline is killed and replaced, and the item is reported as timed out.
+that misses its deadline is killed and replaced, and the item is reported as timed out. Workers
+die with this process however it dies: on Linux through a parent-death signal, elsewhere by
+watching a pipe that closes when it exits.
 Workers are plain ``python -m grpo_core._worker`` subprocesses, so a user's training script
 is never re-imported in them (the trap of multiprocessing's spawn and forkserver).
 """
@@ -10,6 +12,8 @@ is never re-imported in them (the trap of multiprocessing's spawn and forkserver
 from __future__ import annotations
 
 import atexit
+import functools
+import itertools
 import os
 import pickle
 import subprocess
@@ -35,84 +39,133 @@ class _Worker:
     def __init__(self) -> None:
         to_child_r, to_child_w = os.pipe()
         from_child_r, from_child_w = os.pipe()
+        life_r, self._life_w = os.pipe()  # never written: the worker sees it close when this process dies
         # The worker imports reward modules by name, so it gets this process's import path.
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "grpo_core._worker", str(to_child_r), str(from_child_w)],
-            pass_fds=(to_child_r, from_child_w),
-            stdin=subprocess.DEVNULL,
-            close_fds=True,
-            env=env,
-        )
-        os.close(to_child_r)
-        os.close(from_child_w)
+        argv = [sys.executable, "-m", "grpo_core._worker", str(to_child_r), str(from_child_w), str(life_r),
+                str(os.getpid())]
+        fds = (to_child_r, from_child_w, life_r)
+        try:
+            self.proc = _spawn(argv, fds, env)
+        finally:
+            for fd in fds:
+                os.close(fd)
         self.send_conn = Connection(to_child_w, readable=False)
         self.recv_conn = Connection(from_child_r, writable=False)
 
     def kill(self) -> None:
         self.proc.kill()
         self.proc.wait()
-        self.send_conn.close()
-        self.recv_conn.close()
+        for closing in (self.send_conn.close, self.recv_conn.close, lambda: os.close(self._life_w)):
+            try:
+                closing()
+            except OSError:
+                pass
+
+
+_spawner = None
+_spawner_lock = threading.Lock()
+
+
+def _spawn(argv: list[str], fds: tuple, env: dict) -> subprocess.Popen:
+    """Start a worker from one long-lived thread: Linux's parent-death signal fires when the thread that
+    started a child ends, and reward calls may come from short-lived threads."""
+    global _spawner
+    with _spawner_lock:
+        if _spawner is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            _spawner = ThreadPoolExecutor(1, thread_name_prefix="grpo-worker-spawner")
+    start = functools.partial(subprocess.Popen, argv, pass_fds=fds, stdin=subprocess.DEVNULL, close_fds=True, env=env)
+    return _spawner.submit(start).result()
 
 
 class WorkerPool:
-    """A fixed number of worker processes running picklable calls under a per-item deadline."""
+    """A fixed number of worker processes running picklable calls under a per-item deadline.
+
+    Requests carry ids, and a worker still busy when ``map`` is left early (Ctrl-C, an exception) is
+    killed, so no reply of a cut-off request ever reaches a later one.
+    """
 
     def __init__(self, size: int | None = None) -> None:
         self.size = size or int(os.environ.get("GRPO_REWARD_WORKERS", "0")) or min(2, os.cpu_count() or 1)
         self._workers: list[_Worker] = []
         self._lock = threading.Lock()
+        self._ids = itertools.count()
 
     def map(self, func: Callable, calls: list[tuple[tuple, dict]], timeout: float) -> list[Any]:
         """Run ``func(*args, **kwargs)`` for each call; results are values, ``Failure`` or ``TIMEOUT``."""
         payload_func = pickle.dumps(func)
         with self._lock:
-            while len(self._workers) < min(self.size, max(1, len(calls))):
-                self._workers.append(_Worker())
-            results: list[Any] = [None] * len(calls)
-            pending = list(range(len(calls)))[::-1]
-            busy: dict[Connection, tuple[_Worker, int, float]] = {}
-            idle = list(self._workers)
-            while pending or busy:
-                while pending and idle:
-                    worker = idle.pop()
-                    index = pending.pop()
-                    args, kwargs = calls[index]
-                    try:
-                        worker.send_conn.send_bytes(pickle.dumps((payload_func, args, kwargs)))
-                    except (BrokenPipeError, OSError):
-                        worker = self._replace(worker)
-                        worker.send_conn.send_bytes(pickle.dumps((payload_func, args, kwargs)))
-                    # Until the worker says it has imported the function, the clock is the load allowance.
-                    busy[worker.recv_conn] = (worker, index, time.monotonic() + max(timeout, LOAD_ALLOWANCE))
-                next_deadline = min(deadline for _, _, deadline in busy.values())
-                ready = wait(list(busy), timeout=max(0.0, next_deadline - time.monotonic()))
-                for conn in ready:
-                    worker, index, _ = busy.pop(conn)
-                    try:
-                        status, value = pickle.loads(conn.recv_bytes())
-                        if status == "started":  # imports done: the item's own deadline starts now
-                            busy[conn] = (worker, index, time.monotonic() + timeout)
-                            continue
-                        results[index] = value if status == "ok" else Failure(value)
-                        idle.append(worker)
-                    except (EOFError, OSError):  # the worker died (e.g. out of memory)
-                        results[index] = Failure("worker process died")
-                        idle.append(self._replace(worker))
-                now = time.monotonic()
-                for conn, (worker, index, deadline) in list(busy.items()):
-                    if deadline <= now:
-                        del busy[conn]
-                        results[index] = TIMEOUT
-                        idle.append(self._replace(worker))
-            return results
+            busy: dict[Connection, tuple[_Worker, int, int, float]] = {}  # conn -> (worker, index, request, deadline)
+            try:
+                return self._map(payload_func, calls, timeout, busy)
+            except BaseException:
+                for worker, *_ in busy.values():  # their requests were cut off: their replies must never be read
+                    worker.kill()
+                    self._workers.remove(worker)
+                raise
+
+    def _map(self, payload_func: bytes, calls: list, timeout: float, busy: dict) -> list[Any]:
+        while len(self._workers) < min(self.size, max(1, len(calls))):
+            self._workers.append(_Worker())
+        results: list[Any] = [None] * len(calls)
+        pending = list(range(len(calls)))[::-1]
+        idle = list(self._workers)
+        while pending or busy:
+            while pending and idle:
+                worker = idle.pop()
+                index = pending.pop()
+                args, kwargs = calls[index]
+                request = next(self._ids)
+                # The id travels outside the call, so the worker can name the request even if the call fails to load.
+                message = pickle.dumps((request, pickle.dumps((payload_func, args, kwargs))))
+                # Until the worker says it has imported the function, the clock is the load allowance.
+                deadline = time.monotonic() + max(timeout, LOAD_ALLOWANCE)
+                busy[worker.recv_conn] = (worker, index, request, deadline)
+                try:
+                    worker.send_conn.send_bytes(message)
+                except (BrokenPipeError, OSError):
+                    del busy[worker.recv_conn]
+                    worker = self._replace(worker)
+                    busy[worker.recv_conn] = (worker, index, request, deadline)
+                    worker.send_conn.send_bytes(message)
+            next_deadline = min(deadline for *_, deadline in busy.values())
+            ready = wait(list(busy), timeout=max(0.0, next_deadline - time.monotonic()))
+            for conn in ready:
+                worker, index, request, deadline = busy[conn]
+                try:
+                    reply, status, value = pickle.loads(conn.recv_bytes())
+                except (EOFError, OSError):  # the worker died (e.g. out of memory)
+                    del busy[conn]
+                    results[index] = Failure("worker process died")
+                    idle.append(self._replace(worker))
+                    continue
+                if reply != request:  # cannot happen with killed workers; never trust a stray reply
+                    continue
+                if status == "started":  # imports done: the item's own deadline starts now
+                    busy[conn] = (worker, index, request, time.monotonic() + timeout)
+                    continue
+                del busy[conn]
+                results[index] = value if status == "ok" else Failure(value)
+                idle.append(worker)
+            now = time.monotonic()
+            for conn, (worker, index, _, deadline) in list(busy.items()):
+                if deadline <= now:
+                    del busy[conn]
+                    results[index] = TIMEOUT
+                    idle.append(self._replace(worker))
+        return results
 
     def _replace(self, worker: _Worker) -> _Worker:
         worker.kill()
         fresh = _Worker()
         self._workers[self._workers.index(worker)] = fresh
         return fresh
+
+    def pids(self) -> list[int]:
+        """The worker processes' ids (for tests and diagnostics)."""
+        return [worker.proc.pid for worker in self._workers]
 
     def close(self) -> None:
         """Kill the workers; does not wait for a ``map`` in progress (it may be stuck in a hung call)."""

@@ -27,3 +27,66 @@ def token_count(completion, completion_ids=None):
 
 def batch_len(completions, answer):
     return [float(len(c) == len(a)) for c, a in zip(completions, answer)]
+
+
+def _record(path, entry):
+    import json
+
+    with open(path, "a") as handle:
+        handle.write(json.dumps(entry, sort_keys=True) + "\n")
+
+
+def record_named(completion, answer, *, path, scale=1.0, prompt=None, completion_ids=None):
+    """Writes the call it received to ``path``; takes its parameters by name."""
+    _record(path, {"completion": completion, "answer": answer, "scale": scale, "prompt": prompt,
+                   "completion_ids": completion_ids})
+    return 0.5
+
+
+def record_kwargs(completion, **kwargs):
+    """Writes the call it received to ``path``; takes everything through **kwargs."""
+    _record(kwargs["path"], {"completion": completion, **kwargs})
+    return 0.5
+
+
+def odd_length_raises(completion, answer):
+    """A third-party reward that raises ValueError on some input (and takes no answer_column)."""
+    if len(completion) % 2:
+        raise ValueError(f"cannot grade an odd-length answer of {len(completion)} characters")
+    return 0.5
+
+
+def never_scores(completion, answer=None):
+    return None
+
+
+def none_for_worse(completion):
+    return None if completion == "worse" else 1.0
+
+
+def spin(seconds):
+    """Busy for ``seconds`` of CPU time (a sleep would not show a stuck core)."""
+    import time
+
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        pass
+    return seconds
+
+
+def echo(value, delay=0.0):
+    import time
+
+    time.sleep(delay)
+    return value
+
+
+def by_answer(completion, answer):
+    """Raises, hangs or gives no score as the row's answer says; else 1.0."""
+    if answer == "raise":
+        raise ValueError("asked to raise")
+    if answer == "hang":
+        time.sleep(60)
+    if answer == "none":
+        return None
+    return 1.0

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from grpo_core.rewards import completion_text
+from grpo_core import Unscored, completion_text
 
 from grpo_reward_math.extract import has_markup, last_boxed, last_number, prose_number, tag_content
 from grpo_core.numbers import Number, parse_plain_number, same_number
@@ -102,8 +102,9 @@ def math_reward(completions, answer, *, answer_column="answer", extract="auto", 
     """Score a batch: 1.0 correct, 0.0 wrong or missing, None where the gold answer cannot be read.
 
     ``completions`` are texts (or TRL completions); ``answer`` holds the gold answers, one per
-    completion. A prediction that math-verify cannot judge within ``timeout`` seconds scores 0.0;
-    an item whose judging fails outright scores None. Never raises on odd input.
+    completion. A prediction that math-verify cannot judge within ``timeout`` seconds scores 0.0,
+    as ``Unscored("timeout", score=0.0)`` so the run counts it; an item whose judging fails outright
+    is ``Unscored("error")`` (None). Never raises on odd input.
     """
     completions = list(completions)
     answers = list(answer)
@@ -119,7 +120,8 @@ def math_reward(completions, answer, *, answer_column="answer", extract="auto", 
             if gold is None:
                 continue
             outcome = judge_fast(gold, find_answer(completion_text(completion), extract, tag))
-        except Exception:  # one bad item must not cost the batch
+        except Exception as error:  # one bad item must not cost the batch
+            scores[index] = Unscored("error", f"{type(error).__name__}: {error}")
             continue
         if isinstance(outcome, _Symbolic):
             waiting.append((index, gold, outcome))
@@ -141,15 +143,21 @@ def _judge_symbolic(waiting, scores, timeout) -> None:
     # Gold answers first, so that a gold math-verify cannot read gives None rather than 0.0.
     symbolic_golds = sorted({gold for _, gold, _ in waiting if isinstance(gold, str)})
     readable = set()
+    unread: dict[str, Unscored] = {}  # gold answers math-verify could not read in time, or that broke it
     if symbolic_golds:
         results = pool.map(gold_parses, [((gold,), {}) for gold in symbolic_golds], timeout)
         readable = {gold for gold, ok in zip(symbolic_golds, results) if ok is True}
+        for gold, result in zip(symbolic_golds, results):
+            if result is TIMEOUT:
+                unread[gold] = Unscored("timeout", f"reading the gold answer took longer than {timeout:g} s")
+            elif isinstance(result, Failure):
+                unread[gold] = Unscored("error", result.error)
         if any(result is TIMEOUT for result in results):
             pool.map(warm_up, [((), {})] * pool.size, max(WARM_UP_SECONDS, timeout))
     unique: dict[tuple, list[int]] = {}  # identical (gold, answer) items, common within a GRPO group, run once
     for index, gold, item in waiting:
         if isinstance(gold, str) and gold not in readable:
-            scores[index] = None
+            scores[index] = unread.get(gold)
             continue
         gold_text = gold if isinstance(gold, str) else gold.latex()
         unique.setdefault((gold_text, item.kind, item.payload), []).append(index)
@@ -157,10 +165,12 @@ def _judge_symbolic(waiting, scores, timeout) -> None:
         return
     calls = [(key, {}) for key in unique]
     for indices, result in zip(unique.values(), pool.map(judge, calls, timeout)):
-        if result is TIMEOUT:
-            value = 0.0
-        elif isinstance(result, Failure) or result not in (None, 0.0, 1.0):
-            value = None
+        if result is TIMEOUT:  # an answer too costly to judge is not paid, and is counted
+            value = Unscored("timeout", f"math-verify took longer than {timeout:g} s", score=0.0)
+        elif isinstance(result, Failure):
+            value = Unscored("error", result.error)
+        elif result not in (None, 0.0, 1.0):
+            value = Unscored("error", f"math-verify returned {result!r}")
         else:
             value = result
         for index in indices:

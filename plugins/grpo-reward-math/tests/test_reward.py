@@ -5,11 +5,16 @@ import threading
 
 import pytest
 
+from grpo_core import Unscored
 from grpo_reward_math import SPEC, math_reward
 
 
+def _value(value):
+    return value.score if isinstance(value, Unscored) else value
+
+
 def score(completion, gold, **params):
-    return math_reward([completion], [gold], **params)[0]
+    return _value(math_reward([completion], [gold], **params)[0])
 
 
 @pytest.mark.parametrize(
@@ -129,7 +134,7 @@ HOSTILE = [
 
 @pytest.mark.parametrize("gold", ["5", "\\frac{1}{2}"])
 def test_hostile_completions_score_within_bounds(gold):
-    scores = math_reward(HOSTILE, [gold] * len(HOSTILE), timeout=0.5)
+    scores = [_value(v) for v in math_reward(HOSTILE, [gold] * len(HOSTILE), timeout=0.5)]
     assert len(scores) == len(HOSTILE)
     for completion, value in zip(HOSTILE, scores):
         assert value in (0.0, 1.0, None), completion[:80]
@@ -144,7 +149,8 @@ def test_huge_numbers_are_compared_exactly():
 
 
 def test_latex_power_tower_times_out_as_wrong():
-    assert score("\\boxed{9^{9^{9^{9}}}}", "5", timeout=0.5) == 0.0
+    (timed_out,) = math_reward(["\\boxed{9^{9^{9^{9}}}}"], ["5"], timeout=0.5)
+    assert timed_out.reason == "timeout" and timed_out.score == 0.0
 
 
 def test_gold_bomb_does_not_hang():
@@ -163,7 +169,7 @@ def test_timeout_works_off_the_main_thread():
     thread.start()
     thread.join(timeout=60)
     assert not thread.is_alive()
-    assert results["scores"] == [0.0, 1.0, 1.0]
+    assert [_value(v) for v in results["scores"]] == [0.0, 1.0, 1.0]
 
 
 PWNED = "/tmp/grpo_math_pwned"
@@ -194,7 +200,8 @@ def test_one_bad_item_does_not_fail_the_batch():
             raise RuntimeError("cannot print me")
 
     scores = math_reward(["<answer>5</answer>", "<answer>5</answer>"], [Weird(), "5"])
-    assert scores == [None, 1.0]
+    assert scores[0].reason == "error" and scores[0].score is None and "cannot print me" in scores[0].detail
+    assert scores[1] == 1.0
 
 
 def test_batch_scores_match_single_scores():
