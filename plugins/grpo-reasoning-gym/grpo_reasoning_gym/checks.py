@@ -12,7 +12,7 @@ from grpo_reasoning_gym.reward import NUMBER_TASKS, uses_numbers
 
 # Tasks the checks draw rows from: number tasks and checker tasks of several kinds.
 CHECK_TASKS = ("chain_sum", "gsm_symbolic", "coin_flip", "leg_counting", "products", "basic_arithmetic",
-               "spell_backward", "word_sorting", "caesar_cipher", "letter_jumble", "number_sorting", "dice")
+               "caesar_cipher", "word_sorting", "letter_jumble", "number_sorting", "dice")
 ROWS_PER_TASK = 6
 
 
@@ -80,7 +80,7 @@ def _pairs(params: dict, absent: bool):
 
 
 # Checker tasks whose checker gives 0 to each of corruptions(); the checks draw right/wrong pairs from these.
-SAFE_CORRUPTIONS = ("spell_backward", "word_sorting", "caesar_cipher", "letter_jumble", "number_sorting")
+SAFE_CORRUPTIONS = ("word_sorting", "caesar_cipher", "letter_jumble", "number_sorting")
 
 
 def right_beats_wrong(params: dict):
