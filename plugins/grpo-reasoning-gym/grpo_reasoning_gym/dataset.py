@@ -99,7 +99,8 @@ def load(tasks="chain_sum", size=1000, seed=0, settings=None, system_prompt=SYST
     """
     from datasets import Dataset
 
-    rows = generate_rows(tasks, size, seed, settings, system_prompt, chat)
+    levels = {task: 0 for task in task_registry.parse_tasks(tasks)} if curriculum else None
+    rows = generate_rows(tasks, size, seed, settings, system_prompt, chat, levels)
     dataset = Dataset.from_list(rows)
     if curriculum:
         from grpo_reasoning_gym.curriculum import attach

@@ -14,3 +14,7 @@ def fresh_registry():
     use_registry(None)
     yield
     use_registry(None)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: end-to-end runs that train a model")
