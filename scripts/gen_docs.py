@@ -70,6 +70,9 @@ if __name__ == "__main__":
 # Example completions per reward: (completion, columns, parameters). The scores shown in the
 # catalogue are computed by the installed rewards, never written by hand.
 SCHEMA = '{"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer"}}, "required": ["name", "age"]}'
+# A gsm_symbolic row: its checker reads the first number without its sign, so graded scoring pays -70.
+_RG_ROW = {"answer": "70", "task": "gsm_symbolic", "entry": '{"question": "", "answer": "70", "metadata": {}}'}
+
 EXAMPLES = {
     "math": [
         ("<answer>42</answer>", {"answer": "42"}, {}),
@@ -93,6 +96,13 @@ EXAMPLES = {
         ("x" * 400, {}, {}),
         ("x" * 150, {}, {"shape": "exponential"}),
         ("Twenty characters ok", {}, {"target": 20}),
+    ],
+    "reasoning-gym": [
+        ("<answer>70</answer>", _RG_ROW, {}),
+        ("<answer>-70</answer>", _RG_ROW, {}),
+        ("<answer>-70</answer>", _RG_ROW, {"strict": False}),
+        ("The answer is 70.", _RG_ROW, {}),
+        ("<answer>2,744</answer>", {**_RG_ROW, "answer": "2744", "entry": '{"question": "", "answer": "2744", "metadata": {}}'}, {}),
     ],
     "json-schema": [
         ('{"name": "Ada", "age": 36}', {"schema": SCHEMA}, {}),

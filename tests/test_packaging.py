@@ -127,7 +127,7 @@ def test_installed_grpo_run_checks_every_reward(venv):
                   env=_env(), cwd=root)
     report = json.loads(result.stdout)
     checked = {r["reward"] for r in report["results"]}
-    assert checked == {"math", "xml-format", "length", "json-schema"}
+    assert checked == {"math", "xml-format", "length", "json-schema", "reasoning-gym"}
     assert report["ok"] and all(r["status"] != "fail" for r in report["results"])
 
 

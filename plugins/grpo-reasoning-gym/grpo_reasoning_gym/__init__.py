@@ -1,0 +1,116 @@
+"""Dataset and reward ``reasoning-gym``: reasoning-gym's procedural tasks, scored strictly.
+
+Importing this module is cheap: reasoning_gym, datasets, transformers and hypothesis are
+imported only inside the functions that use them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from grpo_core import DatasetSpec, Direction, Param, RewardSpec, hookimpl
+
+from grpo_reasoning_gym import checks
+from grpo_reasoning_gym.dataset import SYSTEM_PROMPT
+from grpo_reasoning_gym.reward import EXTRACT_MODES, NUMBER_TASKS, reasoning_gym_reward
+
+__all__ = ["DATASET", "NUMBER_TASKS", "SPEC", "reasoning_gym_reward", "register_commands", "register_datasets",
+           "register_rewards"]
+
+TIMEOUT_S = 10.0  # per item: some checkers are slow on hostile text
+
+
+def _validate(params: dict) -> None:
+    if not re.fullmatch(r"[A-Za-z][\w.-]*", params["tag"] or ""):
+        raise ValueError(f"tag must be an XML tag name such as 'answer', got {params['tag']!r}")
+
+
+def _load(**params):
+    from grpo_reasoning_gym.dataset import load
+
+    return load(**params)
+
+
+def _observe(columns, scores, params=None):
+    from grpo_reasoning_gym.curriculum import observe
+
+    observe(columns, scores, params)
+
+
+def _callbacks(dataset, params):
+    from grpo_reasoning_gym.curriculum import callback
+
+    found = callback(dataset)
+    return [found] if found is not None else []
+
+
+def _optional(cls, **fields) -> dict:
+    """Fields this grpo-core's spec class has (a curriculum needs the dataset-callback and score-observer hooks)."""
+    known = {field.name for field in dataclasses.fields(cls)}
+    return {name: value for name, value in fields.items() if name in known}
+
+
+SPEC = RewardSpec(
+    name="reasoning-gym",
+    description="1 if the answer is right for the row's reasoning-gym task (exact numbers, else the task's checker), "
+                "else 0; strict=false passes the checker's partial credit through",
+    func=reasoning_gym_reward,
+    bounds=(0.0, 1.0),
+    columns=("answer", "task", "entry"),
+    timeout=TIMEOUT_S,
+    params=(
+        Param("strict", True, bool, "true: 1.0 only for a right answer, else 0.0; false: the task checker's graded "
+                                    "score (which pays some wrong answers)"),
+        Param("tag", "answer", str, "the tag holding the answer, as in <answer>42</answer>"),
+        Param("extract", "answer-tag", str, "answer-tag: the last <tag> pair (none: 0.0); whole: the whole completion",
+              EXTRACT_MODES),
+    ),
+    directions=(
+        Direction("the right answer scores higher than a corrupted one", checks.right_beats_wrong, strict=True),
+        Direction("the right answer scores higher than no answer", checks.right_beats_absent, strict=True),
+    ),
+    rows=checks.rows,
+    gold=checks.gold,
+    validate=_validate,
+    **_optional(RewardSpec, degenerate=checks.degenerate, row_problems=checks.row_problems, observe=_observe),
+)
+
+DATASET = DatasetSpec(
+    "reasoning-gym",
+    "reasoning-gym's procedural tasks (offline, seeded, mixable); list them with `grpo-run reasoning-gym-tasks`",
+    load=_load,
+    columns=("prompt", "answer", "task", "entry"),
+    params=(
+        Param("tasks", "chain_sum", str, "task names with optional mixing weights, e.g. chain_sum,leg_counting:2 "
+                                         "(all of them: grpo-run reasoning-gym-tasks)"),
+        Param("size", 1000, int, "number of rows"),
+        Param("seed", 0, int, "generator seed: the same seed gives the same rows"),
+        Param("settings", None, str, "task settings from each task's config, e.g. min_terms=3,leg_counting.max_animals=5 "
+                                     "(a bare KEY applies to every selected task that has it)"),
+        Param("system_prompt", SYSTEM_PROMPT, str, "system message put before each question (empty: none)"),
+        Param("chat", True, bool, "true: chat messages (system, user); false: one plain text prompt"),
+        Param("curriculum", False, bool, "raise a task's difficulty (reasoning-gym's curriculum levels) once the "
+                                         "rolling accuracy on it passes threshold"),
+        Param("threshold", 0.7, float, "curriculum: rolling accuracy that raises the level"),
+        Param("window", 64, int, "curriculum: completions in the rolling accuracy"),
+    ),
+    **_optional(DatasetSpec, callbacks=_callbacks),
+)
+
+
+@hookimpl
+def register_rewards(register):
+    register(SPEC)
+
+
+@hookimpl
+def register_datasets(register):
+    register(DATASET)
+
+
+@hookimpl
+def register_commands(cli):
+    from grpo_reasoning_gym.commands import reasoning_gym_tasks
+
+    cli.add_command(reasoning_gym_tasks)

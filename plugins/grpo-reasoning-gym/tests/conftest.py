@@ -1,0 +1,20 @@
+import os
+
+import pytest
+
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["HF_DATASETS_OFFLINE"] = "1"
+
+
+@pytest.fixture(autouse=True)
+def fresh_registry():
+    """Each test loads the installed plugins afresh."""
+    from grpo_core.plugins import use_registry
+
+    use_registry(None)
+    yield
+    use_registry(None)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: end-to-end runs that train a model")
