@@ -67,7 +67,8 @@ class RewardSpec:
     weight: float = 1.0
     batched: bool = False
     group_relative: bool = False  # the score of one completion depends on the others in its batch
-    timeout: float | None = None  # hard per-item limit in seconds, enforced in a worker process
+    timeout: float | None = None  # hard per-item limit in seconds, enforced in a worker process; a
+    # parameter named ``timeout`` overrides it for a bound reward
     directions: tuple[Direction, ...] = ()
     rows: Callable[[dict], Any] | None = None  # params -> hypothesis strategy of column dicts
     gold: Callable[..., str | None] | None = None  # (columns, params) -> a completion that must score the top bound
@@ -141,6 +142,9 @@ class Reward:
         self.weight = spec.weight if weight is None else weight
         self.__name__ = spec.name
         self.columns = spec.required_columns(params)
+        declared = {p.name for p in spec.params}
+        # A reward with a hard limit may let users set it through a parameter named ``timeout``.
+        self.timeout = params["timeout"] if spec.timeout is not None and "timeout" in declared else spec.timeout
         accepted = inspect.signature(spec.func).parameters
         self._extras = {k for k in ("completion_ids", "prompt", "prompts") if k in accepted}
         # Pass only the parameters the function takes (all of them if it takes **kwargs).
@@ -199,7 +203,7 @@ class Reward:
         if self.spec.timeout is not None and n:
             from grpo_core.timeout import TIMEOUT, Failure, get_pool
 
-            raw = get_pool().map(self.spec.func, calls, self.spec.timeout)
+            raw = get_pool().map(self.spec.func, calls, self.timeout)
             outcomes = [
                 ("timeout", None) if r is TIMEOUT else ("error", r.error) if isinstance(r, Failure) else ("ok", r)
                 for r in raw
