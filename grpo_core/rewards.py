@@ -71,7 +71,8 @@ class RewardSpec:
     weight: float = 1.0
     batched: bool = False
     group_relative: bool = False  # the score of one completion depends on the others in its batch
-    timeout: float | None = None  # hard per-item limit in seconds, enforced in a worker process
+    timeout: float | None = None  # hard per-item limit in seconds, enforced in a worker process; a
+    # parameter named ``timeout`` overrides it for a bound reward
     directions: tuple[Direction, ...] = ()
     rows: Callable[[dict], Any] | None = None  # params -> hypothesis strategy of column dicts
     gold: Callable[..., str | None] | None = None  # (columns, params) -> a completion that must score the top bound

@@ -6,7 +6,7 @@ Importing this module is cheap: jsonschema, hypothesis and datasets are imported
 from __future__ import annotations
 
 from grpo_core import DatasetSpec, Direction, Param, RewardSpec, hookimpl
-from grpo_reward_jsonschema import properties
+from grpo_reward_jsonschema import audit, properties
 from grpo_reward_jsonschema.dataset import DEFAULT_SYSTEM_PROMPT, load_json_extraction
 from grpo_reward_jsonschema.extract import MODES
 from grpo_reward_jsonschema.reward import SchemaFile, json_schema_reward, schema_columns, validate_params
@@ -15,13 +15,16 @@ __all__ = ["DATASET", "SPEC", "SchemaFile", "json_schema_reward", "load_json_ext
 
 SPEC = RewardSpec(
     name="json-schema",
-    description="JSON valid for a JSON Schema: 1 if valid, partial credit falling with violations, 0 if unparseable",
+    description="JSON valid for a JSON Schema and, with expected values, matching them field by field; "
+                "0 if unparseable",
     func=json_schema_reward,
     bounds=(0.0, 1.0),
     columns=schema_columns,
     params=(
         Param("schema_column", "schema", str, "dataset column with each row's JSON Schema (JSON text or an object)"),
         Param("schema", None, str, "a JSON Schema file used for every row instead of the column"),
+        Param("expected_column", "expected", str, "dataset column with each row's expected value as JSON; the "
+              "score is validity times the share of expected fields matched (empty: score validity only)"),
         Param("extract", "auto", str, "where the JSON is: whole text, a ```json fence, the first {...} or [...], "
               "or auto (those in order)", MODES),
         Param("partial", 0.5, float, "score of parseable JSON with one violation; n violations score partial/n "
@@ -29,7 +32,10 @@ SPEC = RewardSpec(
         Param("formats", False, bool, "also enforce 'format' keywords (date, email, ...)"),
         Param("max_chars", 100_000, int, "longest JSON text parsed, in characters; longer counts as unparseable"),
         Param("max_depth", 64, int, "deepest nesting parsed; deeper counts as unparseable"),
+        Param("timeout", 5.0, float, "hard limit in seconds for scoring one completion (schema patterns and "
+              "uniqueItems run on model text); a completion over it scores None and counts as a timeout"),
     ),
+    timeout=5.0,  # the default per-item limit; the `timeout` parameter sets it
     directions=(
         Direction("JSON valid for the schema scores above JSON that breaks it", properties.valid_over_invalid,
                   strict=True),
@@ -40,6 +46,8 @@ SPEC = RewardSpec(
     rows=properties.rows,
     gold=properties.gold,
     validate=validate_params,
+    degenerate=audit.degenerate_completions,
+    row_problems=audit.row_problems,
 )
 
 DATASET = DatasetSpec(

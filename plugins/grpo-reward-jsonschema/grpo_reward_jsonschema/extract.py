@@ -8,6 +8,7 @@ recursion would otherwise raise RecursionError on deeply nested input).
 from __future__ import annotations
 
 import json
+import math
 import re
 
 MODES = ("auto", "whole", "fenced", "first")
@@ -38,7 +39,8 @@ def extract_json(text: str, mode: str = "auto", max_chars: int = 100_000, max_de
     parse is skipped as a whole, and an opening bracket that does not close within
     ``max_chars`` ends the search (a truncated answer earns nothing for the fragments inside
     it). ``auto``: whole, then fenced, then first. A candidate longer than ``max_chars`` or
-    nested deeper than ``max_depth`` counts as unparseable, and so do NaN/Infinity and
+    nested deeper than ``max_depth`` counts as unparseable, and so do NaN/Infinity, numbers too
+    large for a finite float (``1e400``) and
     integers too long for Python to convert. Text up to a closing ``</think>`` is reasoning,
     not the answer, and is left out first.
     """
@@ -67,7 +69,7 @@ def parse_limited(candidate: str, max_chars: int, max_depth: int):
     if not candidate or len(candidate) > max_chars or exceeds_depth(candidate, max_depth):
         return NO_JSON
     try:
-        return json.loads(candidate, parse_constant=_reject_constant)
+        return json.loads(candidate, parse_constant=_reject_constant, parse_float=_finite_float)
     except (ValueError, RecursionError):  # JSONDecodeError, and int() refusing over 4300 digits
         return NO_JSON
 
@@ -90,6 +92,13 @@ def exceeds_depth(text: str, max_depth: int) -> bool:
 
 def _reject_constant(name: str):
     raise ValueError(f"{name} is not JSON")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value in (math.inf, -math.inf):  # 1e400 overflows: as unparseable as Infinity
+        raise ValueError(f"{text} is too large for a finite number")
+    return value
 
 
 def _from_fences(text: str, max_chars: int, max_depth: int):
@@ -152,7 +161,7 @@ def _first_balanced(text: str, max_chars: int, max_depth: int):
             return NO_JSON
         if deepest <= max_depth:
             try:
-                return json.loads(text[start:end], parse_constant=_reject_constant)
+                return json.loads(text[start:end], parse_constant=_reject_constant, parse_float=_finite_float)
             except (ValueError, RecursionError):
                 pass
         position = end

@@ -195,9 +195,11 @@ def _schema_of(columns, params):
 
 
 def gold(columns, params):
-    """A completion the reward must score 1.0 for this row: a valid instance, presented for ``extract``."""
+    """A completion the reward must score 1.0 for this row: the expected value when the row has one, else
+    a valid instance, presented for ``extract``."""
     schema = _schema_of(columns, params)
-    value = valid_example(schema)
+    expected = columns.get("expected") if params.get("expected_column") else None
+    value = json.loads(expected) if isinstance(expected, str) and expected.strip() else valid_example(schema)
     if value is _FAIL:
         return None
     extract = params.get("extract", "auto")
@@ -272,12 +274,18 @@ def _schemas(params):
 
 
 def rows(params):
-    """Hypothesis strategy of rows (column dicts): ``{"schema": JSON text}``, or ``{}`` with a schema file."""
+    """Hypothesis strategy of rows (column dicts): ``{"schema": JSON text}`` (none with a schema file), and
+    ``"expected"``, a valid instance as JSON text, unless ``expected_column`` is empty."""
     from hypothesis import strategies as st
 
-    if params.get("schema"):
-        return st.just({})
-    return _schemas(params).map(lambda schema: {"schema": json.dumps(schema)})
+    def row(schema):
+        found = {} if params.get("schema") else {"schema": json.dumps(schema)}
+        if params.get("expected_column"):
+            value = valid_example(schema if schema is not None else _schema_of({}, params))
+            found["expected"] = None if value is _FAIL else json.dumps(value)
+        return found
+
+    return _schemas(params).map(row)
 
 
 def _cases(params):

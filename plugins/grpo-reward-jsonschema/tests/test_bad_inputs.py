@@ -41,6 +41,8 @@ HOSTILE = {
     "only a quote": '"',
 }
 
+VALIDITY_ONLY = {"json-schema": {"expected_column": ""}}  # rows without expected values
+
 
 @pytest.mark.parametrize("name", sorted(HOSTILE))
 @pytest.mark.parametrize("extract", MODES)
@@ -86,10 +88,13 @@ def test_huge_json_over_max_chars_counts_as_unparseable():
     assert json_schema_reward(big, SCHEMA, max_chars=len(big)) == 1.0
 
 
-def test_huge_exponent_is_a_number():
-    # 1e999999 parses as float infinity: a number but not an integer.
-    assert 0.0 < json_schema_reward(HOSTILE["huge exponent"], SCHEMA) < 1.0
-    assert json_schema_reward('{"n": 1e999999}', '{"properties": {"n": {"type": "number"}}}') == 1.0
+def test_numbers_too_large_for_a_float_are_unparseable():
+    # 1e999999 and 1e400 overflow to infinity, which JSON cannot state: as unparseable as Infinity.
+    assert json_schema_reward(HOSTILE["huge exponent"], SCHEMA) == 0.0
+    assert json_schema_reward('{"n": 1e999999}', '{"properties": {"n": {"type": "number"}}}') == 0.0
+    assert json_schema_reward("1e400", '{"type": "number"}') == 0.0
+    assert json_schema_reward("-1e400", '{"type": "number"}') == 0.0
+    assert json_schema_reward("1e300", '{"type": "number"}') == 1.0
 
 
 def test_surrogates_inside_valid_json_are_scored():
@@ -109,7 +114,7 @@ def test_deep_schema_instance_recursion_is_contained():
 def test_hostile_batch_through_the_adapter_in_both_shapes(registry):
     import grpo_core
 
-    (reward,) = grpo_core.load_rewards(["json-schema"])
+    (reward,) = grpo_core.load_rewards(["json-schema"], VALIDITY_ONLY)
     names = sorted(HOSTILE)
     texts = [HOSTILE[name] for name in names]
     plain = reward(prompts=[""] * len(texts), completions=texts, schema=[SCHEMA] * len(texts))

@@ -10,13 +10,15 @@ VALID = '{"name": "Ada", "age": 36, "email": "ada@example.org"}'
 MISSING_EMAIL = '{"name": "Ada", "age": 36}'
 PROSE = "I do not know."
 
+VALIDITY_ONLY = {"json-schema": {"expected_column": ""}}  # rows without expected values
+
 
 def conversational(text):
     return [{"role": "assistant", "content": text}]
 
 
 def test_both_completion_shapes_give_the_same_scores(registry, person_schema):
-    (reward,) = grpo_core.load_rewards(["json-schema"])
+    (reward,) = grpo_core.load_rewards(["json-schema"], VALIDITY_ONLY)
     assert reward.__name__ == "json-schema"
     texts = [VALID, MISSING_EMAIL, PROSE, f"```json\n{VALID}\n```"]
     schemas = [person_schema] * len(texts)
@@ -27,7 +29,7 @@ def test_both_completion_shapes_give_the_same_scores(registry, person_schema):
 
 
 def test_schema_column_can_be_renamed(registry, person_schema):
-    (reward,) = grpo_core.load_rewards(["json-schema"], {"json-schema": {"schema_column": "answer_schema"}})
+    (reward,) = grpo_core.load_rewards(["json-schema"], {"json-schema": {"schema_column": "answer_schema", "expected_column": ""}})
     assert reward.columns == {"schema": "answer_schema"}
     assert reward(prompts=["p"], completions=[VALID], answer_schema=[person_schema]) == [1.0]
     with pytest.raises(RewardError, match="answer_schema"):
@@ -37,7 +39,7 @@ def test_schema_column_can_be_renamed(registry, person_schema):
 def test_schema_file_needs_no_column(registry, tmp_path, person_schema):
     path = tmp_path / "person.schema.json"
     path.write_text(person_schema)
-    (reward,) = grpo_core.load_rewards(["json-schema"], {"json-schema": {"schema": str(path)}})
+    (reward,) = grpo_core.load_rewards(["json-schema"], {"json-schema": {"schema": str(path), "expected_column": ""}})
     assert reward.columns == {}
     scores = reward(prompts=["p"] * 3, completions=[VALID, conversational(MISSING_EMAIL), PROSE])
     assert scores == [1.0, 0.5, 0.0]
@@ -74,7 +76,7 @@ def test_bad_parameters_fail_at_load_time(registry, args, words):
 
 
 def test_bad_column_schema_on_a_whole_batch_names_plugin_and_schema(registry):
-    (reward,) = grpo_core.load_rewards(["json-schema"])
+    (reward,) = grpo_core.load_rewards(["json-schema"], VALIDITY_ONLY)
     with pytest.raises(RewardError) as error:
         reward(prompts=["p"] * 2, completions=[VALID, VALID], schema=['{"type": "objekt"}'] * 2)
     message = str(error.value)
@@ -82,7 +84,7 @@ def test_bad_column_schema_on_a_whole_batch_names_plugin_and_schema(registry):
 
 
 def test_one_bad_row_gives_none_for_its_completions_only(registry, person_schema):
-    (reward,) = grpo_core.load_rewards(["json-schema"])
+    (reward,) = grpo_core.load_rewards(["json-schema"], VALIDITY_ONLY)
     scores = reward(prompts=["p"] * 2, completions=[VALID, VALID], schema=[person_schema, "{oops"])
     assert scores == [1.0, None]
 
@@ -132,5 +134,6 @@ def test_resolved_column_parameters_leave_the_column_alone():
 
     params = SPEC.resolve({})
     assert "schema" not in params  # a None parameter would hide the row's schema in the adapter's call
-    assert SPEC.required_columns(params) == {"schema": "schema"}
+    assert SPEC.required_columns(params) == {"schema": "schema", "expected": "expected"}
+    assert SPEC.required_columns(SPEC.resolve({"expected_column": ""})) == {"schema": "schema"}
     assert SPEC.resolve({**params, "partial": 0.25})["partial"] == 0.25

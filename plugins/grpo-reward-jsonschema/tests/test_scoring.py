@@ -27,7 +27,7 @@ def test_partial_credit_is_partial_over_violations(person_schema):
     three = {"tags": ["x"]}
     assert score(one, person_schema) == pytest.approx(0.5)
     assert score(two, person_schema) == pytest.approx(0.25)
-    assert score(three, person_schema) == pytest.approx(0.5 / 3)
+    assert score(three, person_schema) == 0.0  # none of the required properties: no partial credit
     assert score(one, person_schema, partial=0.2) == pytest.approx(0.2)
     assert score(two, person_schema, partial=0.0) == 0.0
 
@@ -43,10 +43,12 @@ def test_score_falls_as_violations_grow(person_schema):
     assert all(0.0 < s < 1.0 for s in scores[1:])
 
 
-def test_wrong_type_never_beats_an_empty_object(person_schema):
-    empty = score({}, person_schema)
-    for wrong in (42, "Ada", True, None, [VALID]):
-        assert 0.0 < json_schema_reward(json.dumps(wrong), person_schema) < empty
+def test_empty_object_and_wrong_types_earn_nothing_against_required_properties(person_schema):
+    assert score({}, person_schema) == 0.0
+    for wrong in (42, "Ada", True, None, [VALID], []):
+        assert json_schema_reward(json.dumps(wrong), person_schema) == 0.0
+    # One required property present is enough for partial credit.
+    assert score({"name": "Ada"}, person_schema) > 0.0
 
 
 def test_violations_are_capped():

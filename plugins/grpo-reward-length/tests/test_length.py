@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 import grpo_core
 from grpo_core.errors import UsageError
-from grpo_reward_length import SHAPES, SPEC, length_reward
+from grpo_reward_length import SHAPES, SPEC, length_reward, text_of_length
 
 
 @pytest.mark.parametrize("shape, expected", [
@@ -17,7 +17,7 @@ from grpo_reward_length import SHAPES, SPEC, length_reward
     ("exponential", [math.exp(-4), math.exp(-2), 1.0, math.exp(-2), math.exp(-6)]),
 ])
 def test_shapes(shape, expected):
-    scores = [length_reward("x" * n, target=20, shape=shape) for n in (0, 10, 20, 30, 50)]
+    scores = [length_reward(text_of_length(n), target=20, shape=shape) for n in (0, 10, 20, 30, 50)]
     assert scores == pytest.approx(expected)
 
 
@@ -26,8 +26,8 @@ def test_shapes(shape, expected):
        st.none() | st.floats(0.5, 100))
 def test_closer_never_scores_lower_and_stays_in_bounds(target, a, b, shape, scale):
     near, far = sorted((a, b), key=lambda n: abs(n - target))
-    score_near = length_reward("x" * near, target=target, shape=shape, scale=scale)
-    score_far = length_reward("x" * far, target=target, shape=shape, scale=scale)
+    score_near = length_reward(text_of_length(near), target=target, shape=shape, scale=scale)
+    score_far = length_reward(text_of_length(far, seed=1), target=target, shape=shape, scale=scale)
     assert 0.0 <= score_far <= score_near <= 1.0
 
 
@@ -35,6 +35,16 @@ def test_tokens_are_counted_from_completion_ids():
     (reward,) = grpo_core.load_rewards(["length"], args={"length": {"target": 3, "unit": "tokens"}})
     scores = reward(prompts=["p", "p"], completions=["one long completion", "x"], completion_ids=[[1, 2, 3], [1]])
     assert scores == pytest.approx([1.0, 1 / 3])
+
+
+def test_tokens_are_scaled_by_the_share_of_characters_that_count():
+    (reward,) = grpo_core.load_rewards(["length"], args={"length": {"target": 200, "unit": "tokens"}})
+    answer = "The answer is 42."
+    texts = [" " * 200, "\n" * 200, "\u200b" * 200, answer + " " * 183, answer * 12]
+    scores = reward(prompts=["p"] * 5, completions=texts, completion_ids=[list(range(200))] * 5)
+    assert scores[:3] == [0.0, 0.0, 0.0]
+    assert scores[3] == pytest.approx(round(200 * 17 / 200) / 200)
+    assert scores[4] == pytest.approx(round(200 * 17 / 204) / 200)
 
 
 def test_tokens_without_ids_stops_with_a_clear_message():
@@ -47,6 +57,7 @@ def test_both_completion_shapes():
     (reward,) = grpo_core.load_rewards(["length"], args={"length": {"target": 4}})
     plain = reward(prompts=["p"] * 2, completions=["abcd", "ab"])
     chat = reward(prompts=["p"] * 2, completions=[[{"role": "assistant", "content": t}] for t in ("abcd", "ab")])
+    # "abcd" and "ab" repeat nothing, so each counts in full.
     assert plain == chat == [1.0, 0.5]
 
 
@@ -64,6 +75,7 @@ def test_property_suite_passes():
     from grpo_core.testing import check_reward
 
     check_reward(SPEC, max_examples=20)
+    check_reward(SPEC, params={"unit": "tokens"}, max_examples=10)
 
 
 def test_gold_completion_scores_the_top_bound():

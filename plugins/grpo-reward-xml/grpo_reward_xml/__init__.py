@@ -5,10 +5,16 @@ The completion is scanned for its *markers*: the opening and closing tag of each
 element, written exactly (``<answer>``; ``<Answer>`` or ``<answer id="1">`` are plain text).
 Every mode counts markers with ``str.count``/``str.find``, so scoring is linear in the length
 of the completion whatever its tags look like.
+
+An element is *filled* only when its content holds real text: at least ``min_chars`` word
+characters (``min_answer_chars`` for the last of two or more elements). Whitespace,
+punctuation, invisible characters (zero-width spaces and other format characters) and the
+configured markers are not word characters, so ``<answer>.</answer>`` is an empty element.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -17,16 +23,23 @@ from grpo_core import Direction, Param, RewardSpec, completion_text, hookimpl
 MODES = ("incremental", "soft", "strict")
 DEFAULT_TAGS = "reasoning,answer"
 
-# Incremental mode: shares of the score, each split evenly over its items.
-PRESENCE_SHARE = 0.5  # each marker present exactly once
-ORDER_SHARE = 0.25  # each consecutive pair of markers in the right order
-CONTENT_SHARE = 0.25  # each element with non-blank content
+DEFAULT_MIN_CHARS = 12  # about three words of reasoning
+DEFAULT_MIN_ANSWER_CHARS = 1  # an answer may be a single digit
+
+# Incremental mode: shares of the score, each split evenly over its items. Content carries most of
+# it, so tags around nothing (or around a placeholder) earn little.
+PRESENCE_SHARE = 0.15  # each marker present exactly once
+ORDER_SHARE = 0.10  # each consecutive pair of markers in the right order
+CONTENT_SHARE = 0.75  # each element with real content, in proportion up to its minimum
 # Text after the last closing tag costs at most half of that tag's presence credit, so adding
 # the tag always pays and the score never goes below 0; the full cost is reached at this many
-# non-whitespace characters.
+# word characters (what counts as content counts as trailing text).
 TRAILING_CHARS = 100
 
 _FORBIDDEN_IN_NAME = set("<>/\"'=&,")
+# Letters, digits and underscore in any script; whitespace, punctuation and format characters
+# (category Cf: zero-width spaces, joiners, direction marks) are not word characters.
+_WORD = re.compile(r"\w")
 
 
 @dataclass(frozen=True)
@@ -73,6 +86,7 @@ class Scan:
     layout: Layout
     counts: tuple[int, ...]
     positions: tuple[int, ...]  # -1 unless the marker occurs exactly once
+    minimums: tuple[int, ...]  # word characters each element needs to count as filled
 
     def once(self, i: int) -> bool:
         """Marker i occurs exactly once."""
@@ -93,14 +107,29 @@ class Scan:
             return None
         return self.text[self.end(open_) : self.positions[close]]
 
-    def filled(self, element: int) -> bool:
-        """The element is a pair with something other than whitespace and markers inside."""
+    def fill(self, element: int) -> float:
+        """How far the element's word characters reach toward its minimum, from 0.0 to 1.0 (0.0 unless a pair)."""
         inner = self.content(element)
-        if inner is None or not inner.strip():
-            return False
-        if "<" not in inner:  # no marker inside, the common case
-            return True
-        return bool(_remove_markers(inner, self.layout.markers).strip())
+        if inner is None:
+            return 0.0
+        if "<" in inner:  # markers inside are not content
+            inner = _remove_markers(inner, self.layout.markers)
+        need = self.minimums[element]
+        return min(need, word_chars(inner, need)) / need
+
+    def filled(self, element: int) -> bool:
+        """The element is a pair holding at least its minimum of word characters."""
+        return self.fill(element) >= 1.0
+
+
+def word_chars(text: str, limit: int, chunk: int = 4096) -> int:
+    """Word characters in ``text`` (letters, digits, underscore in any script), counting no further than ``limit``."""
+    count = 0
+    for start in range(0, len(text), chunk):
+        count += len(_WORD.findall(text, start, start + chunk))
+        if count >= limit:
+            break
+    return count
 
 
 def _remove_markers(text: str, markers: tuple[str, ...]) -> str:
@@ -111,11 +140,22 @@ def _remove_markers(text: str, markers: tuple[str, ...]) -> str:
     return "".join(pieces)
 
 
-def scan(text: str, layout: Layout) -> Scan:
+def minimums(layout: Layout, min_chars: int, min_answer_chars: int) -> tuple[int, ...]:
+    """Word characters each element needs: ``min_answer_chars`` for the last of two or more, else ``min_chars``."""
+    k = len(layout.names)
+    return (min_chars,) * (k - 1) + ((min_answer_chars if k > 1 else min_chars),)
+
+
+def scan(
+    text: str,
+    layout: Layout,
+    min_chars: int = DEFAULT_MIN_CHARS,
+    min_answer_chars: int = DEFAULT_MIN_ANSWER_CHARS,
+) -> Scan:
     """Count every marker of ``layout`` in ``text`` and locate those that occur exactly once."""
     counts = tuple(text.count(marker) for marker in layout.markers)
     positions = tuple(text.find(marker) if count == 1 else -1 for marker, count in zip(layout.markers, counts))
-    return Scan(text, layout, counts, positions)
+    return Scan(text, layout, counts, positions, minimums(layout, min_chars, min_answer_chars))
 
 
 def _well_formed(s: Scan) -> bool:
@@ -140,27 +180,19 @@ def soft_score(s: Scan) -> float:
 
 
 def incremental_score(s: Scan, penalize_trailing: bool = True) -> float:
-    """Partial credit: markers present once, consecutive markers in order, elements with content,
-    less a bounded penalty for text after the last closing tag."""
+    """Partial credit: markers present once, consecutive markers in order, elements with real content
+    (in proportion up to their minimum of word characters), less a bounded penalty for text after the
+    last closing tag."""
     n, k = len(s.layout.markers), len(s.layout.names)
     present = sum(s.once(i) for i in range(n))
     ordered = sum(s.in_order(i) for i in range(n - 1))
-    filled = sum(s.filled(e) for e in range(k))
+    filled = sum(s.fill(e) for e in range(k))
     # With one element there is one pair (open, close), so n - 1 >= 1.
     score = PRESENCE_SHARE * present / n + ORDER_SHARE * ordered / (n - 1) + CONTENT_SHARE * filled / k
     if penalize_trailing and s.once(n - 1):
-        trailing = _nonspace_count(s.text, s.end(n - 1), TRAILING_CHARS)
+        trailing = word_chars(s.text[s.end(n - 1) :], TRAILING_CHARS)
         score -= PRESENCE_SHARE / n / 2 * min(1.0, trailing / TRAILING_CHARS)
     return min(1.0, max(0.0, score))
-
-
-def _nonspace_count(text: str, start: int, limit: int, chunk: int = 4096) -> int:
-    """Non-whitespace characters in text[start:], counting no further than ``limit``."""
-    count = 0
-    while start < len(text) and count < limit:
-        count += len("".join(text[start : start + chunk].split()))
-        start += chunk
-    return count
 
 
 def xml_format_reward(
@@ -170,20 +202,23 @@ def xml_format_reward(
     mode: str = "incremental",
     prefilled: bool = False,
     penalize_trailing: bool = True,
+    min_chars: int = DEFAULT_MIN_CHARS,
+    min_answer_chars: int = DEFAULT_MIN_ANSWER_CHARS,
 ) -> float:
     """Score how well ``completion`` follows the tagged structure named by ``tags``, in [0, 1].
 
     ``mode`` is ``incremental`` (partial credit), ``soft`` (the structure somewhere, 0 or 1) or
     ``strict`` (the whole completion is the structure, 0 or 1). With ``prefilled`` the chat
     template already wrote the first opening tag, so the completion is scored as if it began
-    with it.
+    with it. An element counts as filled with at least ``min_chars`` word characters
+    (``min_answer_chars`` for the last of two or more elements).
     """
     if not isinstance(completion, str):
         completion = completion_text(completion)
     layout = parse_tags(tags)
     if prefilled:
         completion = layout.markers[0] + completion
-    s = scan(completion, layout)
+    s = scan(completion, layout, min_chars, min_answer_chars)
     if mode == "incremental":
         return incremental_score(s, penalize_trailing)
     if mode == "soft":
@@ -193,20 +228,42 @@ def xml_format_reward(
     raise ValueError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
 
 
-def gold_completion(tags: str = DEFAULT_TAGS, prefilled: bool = False) -> str:
-    """A clean structure for ``tags``: scores 1.0 in every mode."""
-    names = parse_tags(tags).names
-    contents = ["Let me work through this step by step."] * (len(names) - 1) + ["42"]
+def gold_completion(
+    tags: str = DEFAULT_TAGS,
+    prefilled: bool = False,
+    min_chars: int = DEFAULT_MIN_CHARS,
+    min_answer_chars: int = DEFAULT_MIN_ANSWER_CHARS,
+) -> str:
+    """A clean structure for ``tags`` with enough real text in each element: scores 1.0 in every mode."""
+    layout = parse_tags(tags)
+    names = layout.names
+    sentence = "Let me work through this step by step."  # 30 word characters
+    contents = []
+    for element, need in enumerate(minimums(layout, min_chars, min_answer_chars)):
+        last_answer = element == len(names) - 1 and len(names) > 1
+        content = "42" if last_answer else sentence
+        while word_chars(content, need) < need:
+            content += " " + ("42" if last_answer else sentence)
+        contents.append(content)
     text = "\n".join(f"<{name}>\n{content}\n</{name}>" for name, content in zip(names, contents))
     return text[len(f"<{names[0]}>") :] if prefilled else text
 
 
 def _gold(columns, params):
-    return gold_completion(params["tags"], params["prefilled"])
+    return gold_completion(params["tags"], params["prefilled"], params["min_chars"], params["min_answer_chars"])
 
 
 def _validate(params):
     parse_tags(params["tags"])
+    for name in ("min_chars", "min_answer_chars"):
+        if params[name] < 1:
+            raise ValueError(f"{name} must be 1 or more (an element needs some real text), got {params[name]}")
+
+
+def _degenerate(prompt, columns, params):
+    from grpo_reward_xml.degenerate import degenerate_completions
+
+    return degenerate_completions(prompt, params)
 
 
 def _rows(params):
@@ -249,6 +306,10 @@ SPEC = RewardSpec(
         Param("mode", "incremental", str, "partial credit per tag, the structure anywhere, or exactly the structure", MODES),
         Param("prefilled", False, bool, "the chat template already wrote the first opening tag (e.g. <think>)"),
         Param("penalize_trailing", True, bool, "incremental: take a little off for text after the last closing tag"),
+        Param("min_chars", DEFAULT_MIN_CHARS, int, "word characters (letters, digits, underscore; not whitespace, "
+              "punctuation or invisible characters) an element needs to count as filled"),
+        Param("min_answer_chars", DEFAULT_MIN_ANSWER_CHARS, int,
+              "the same for the last element when there are two or more (an answer may be one digit)"),
     ),
     directions=(
         Direction("adding a missing tag never lowers the score", _missing_tag_pairs),
@@ -263,6 +324,8 @@ SPEC = RewardSpec(
     rows=_rows,
     gold=_gold,
     validate=_validate,
+    degenerate=_degenerate,
+    degenerate_share=0.3,
 )
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from grpo_reward_xml import Layout, parse_tags
+from grpo_reward_xml import DEFAULT_MIN_ANSWER_CHARS, DEFAULT_MIN_CHARS, Layout, minimums, parse_tags, word_chars
 
 WHITESPACE = st.text(alphabet=" \n\t\r", max_size=3)
 
@@ -46,21 +46,45 @@ def noise(layout: Layout):
     )
 
 
-def content(layout: Layout):
-    """Non-blank element content containing no marker (``3 < 4`` style brackets allowed)."""
-    return st.text(min_size=1, max_size=20).filter(
-        lambda text: text.strip() and not any(marker in text for marker in layout.markers)
+WORD_LETTERS = "abcdefghijklmnopqrstuvwxyz0123456789_ÉéжΩ中٤"
+
+
+def content(layout: Layout, need: int = 0):
+    """Non-blank element content containing no marker (``3 < 4`` style brackets allowed).
+
+    With ``need``, the content holds at least that many word characters, so it counts as filled.
+    """
+    if need:
+        words = st.text(alphabet=WORD_LETTERS, min_size=need, max_size=need + 4)
+        text = st.tuples(st.text(max_size=6), words, st.text(max_size=6)).map("".join)
+    else:
+        text = st.text(min_size=1, max_size=20)
+    return text.filter(
+        lambda t: t.strip() and not any(marker in t for marker in layout.markers)
+        and (not need or word_chars(t, need) >= need)
+    )
+
+
+def _minimums(layout: Layout, params: dict) -> tuple[int, ...]:
+    return minimums(
+        layout,
+        params.get("min_chars", DEFAULT_MIN_CHARS),
+        params.get("min_answer_chars", DEFAULT_MIN_ANSWER_CHARS),
     )
 
 
 @st.composite
-def clean_segments(draw, layout: Layout, prefilled: bool) -> list[str]:
-    """A clean structure as a list of segments (markers are whole segments), whitespace around and between."""
+def clean_segments(draw, layout: Layout, prefilled: bool, needs: tuple[int, ...] | None = None) -> list[str]:
+    """A clean structure as a list of segments (markers are whole segments), whitespace around and between.
+
+    Each element's content holds at least its minimum of word characters (``needs``, default 1 each).
+    """
+    needs = needs or (1,) * len(layout.names)
     segments = [draw(WHITESPACE)]
     for index, name in enumerate(layout.names):
         if index:
             segments.append(draw(WHITESPACE))
-        segments += [f"<{name}>", draw(content(layout)), f"</{name}>"]
+        segments += [f"<{name}>", draw(content(layout, needs[index])), f"</{name}>"]
     segments.append(draw(WHITESPACE))
     if prefilled:  # the completion starts inside the first element
         segments = segments[2:]
@@ -95,7 +119,7 @@ def _missing_tag_pair(draw, params):
     if draw(st.booleans()):
         pieces = draw(st.lists(st.one_of(st.sampled_from(others), noise(layout)), max_size=12))
     else:  # a near-clean structure that lost this tag (and maybe others), with noise inserted
-        pieces = [s for s in draw(clean_segments(layout, params["prefilled"])) if s != markers[missing]]
+        pieces = [s for s in draw(clean_segments(layout, params["prefilled"], _minimums(layout, params))) if s != markers[missing]]
         keep = draw(st.lists(st.booleans(), min_size=len(pieces), max_size=len(pieces)))
         pieces = [p for p, k in zip(pieces, keep) if k or p not in markers]
         for _ in range(draw(st.integers(0, 2))):
@@ -143,7 +167,7 @@ def content_pairs(params):
 @st.composite
 def _clean_content_pair(draw, params):
     layout, prefix = _layout(params)
-    segments = draw(clean_segments(layout, params["prefilled"]))
+    segments = draw(clean_segments(layout, params["prefilled"], _minimums(layout, params)))
     contents = [i for i, s in enumerate(segments) if s not in layout.markers and s.strip()]
     index = draw(st.sampled_from(contents))
     emptied = segments[:index] + [draw(WHITESPACE)] + segments[index + 1 :]
@@ -159,7 +183,7 @@ def clean_content_pairs(params):
 def _clean_vs_broken_pair(draw, params):
     layout, prefix = _layout(params)
     markers = layout.markers
-    segments = draw(clean_segments(layout, params["prefilled"]))
+    segments = draw(clean_segments(layout, params["prefilled"], _minimums(layout, params)))
     clean = "".join(segments)
     placed = [i for i, s in enumerate(segments) if s in markers]
     if len(placed) >= 2 and draw(st.booleans()):  # misorder: swap two tags

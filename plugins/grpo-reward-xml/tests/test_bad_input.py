@@ -52,10 +52,18 @@ def test_hostile_completion_scores_inside_the_bounds(name, mode, prefilled):
 
 
 def test_structure_around_hostile_content_still_counts():
-    # Content is whatever sits between the tags, surrogates and control characters included.
-    assert xml_format_reward(HOSTILE["lone surrogates"], mode="strict") == 1.0
-    assert xml_format_reward(HOSTILE["control characters"], mode="soft") == 1.0
+    # Surrogates and control characters around real words do not stop the words counting.
+    words = "<reasoning>I add two and two\ud800\x00\x1b[31m</reasoning><answer>4\udc00</answer>"
+    assert xml_format_reward(words, mode="strict") == 1.0
+    assert xml_format_reward("\x00" + words + "\x00", mode="soft") == 1.0
     assert xml_format_reward(HOSTILE["one megabyte inside the answer"], mode="strict") == 1.0
+
+
+def test_surrogates_and_control_characters_alone_are_not_content():
+    only_controls = "<reasoning>\x00\x01\x1b\x7f</reasoning>\x00<answer>\x08</answer>\x00"
+    for text in (HOSTILE["lone surrogates"], only_controls):
+        assert xml_format_reward(text, mode="soft") == 0.0
+        assert xml_format_reward(text) <= 0.25
 
 
 def test_blank_completions_score_zero():

@@ -11,7 +11,7 @@ import grpo_reward_xml
 from grpo_core import UsageError, load_rewards
 from grpo_core.plugins import get_registry, registered, use_registry
 
-CLEAN_THINK = "<think>\nI add 2 and 2.\n</think>\n<answer>\n4\n</answer>"
+CLEAN_THINK = "<think>\nI add 2 and 2, which makes 4.\n</think>\n<answer>\n4\n</answer>"
 
 
 @pytest.fixture
@@ -39,13 +39,14 @@ def test_both_completion_shapes_score_the_same(only_this_plugin):
     plain, logged = _call(reward, texts)
     chat, _ = _call(reward, [[{"role": "assistant", "content": t}] for t in texts])
     assert plain == chat == [1.0, 0.0, 0.0, 0.0]
-    assert logged == {"rewards/xml-format/errors": 0.0}
+    assert logged == {f"rewards/xml-format/{kind}": 0.0 for kind in ("errors", "timeouts", "unscorable")}
     assert reward.__name__ == "xml-format"
 
 
 def test_defaults_are_incremental_reasoning_answer(only_this_plugin):
     [reward] = load_rewards(["xml-format"])
-    assert reward.params == {"tags": "reasoning,answer", "mode": "incremental", "prefilled": False, "penalize_trailing": True}
+    assert reward.params == {"tags": "reasoning,answer", "mode": "incremental", "prefilled": False,
+                             "penalize_trailing": True, "min_chars": 12, "min_answer_chars": 1}
     partial = "<reasoning>I add 2 and 2."  # what a small model writes before it learns the format
     scores, _ = _call(reward, [partial, [{"role": "assistant", "content": partial}], "4"])
     assert scores[0] == scores[1] > scores[2] == 0.0
@@ -59,7 +60,7 @@ def test_string_parameters_from_the_command_line(only_this_plugin):
     )
     [reward] = load_rewards(names, args, weights)
     assert reward.weight == 0.5
-    scores, _ = _call(reward, ["Let me see.</think> <answer>4</answer>", CLEAN_THINK])
+    scores, _ = _call(reward, ["Let me see what 2 and 2 make.</think> <answer>4</answer>", CLEAN_THINK])
     assert scores == [1.0, 0.0]  # with prefilled, writing <think> again is a duplicate
 
 

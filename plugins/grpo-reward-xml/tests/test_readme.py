@@ -12,7 +12,7 @@ EXAMPLES = re.findall(r"```python\n(.*?)```\n.*?```text\n(.*?)```", README.read_
 
 
 def test_readme_has_examples():
-    assert len(EXAMPLES) == 2
+    assert len(EXAMPLES) == 3
 
 
 @pytest.mark.parametrize("code, expected", EXAMPLES)

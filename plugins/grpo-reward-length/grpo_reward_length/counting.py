@@ -1,0 +1,105 @@
+"""What counts toward a completion's length: visible text, each repeated unit once.
+
+The rule, in order:
+
+1. Invisible characters count nothing: format characters (Unicode category Cf: zero-width
+   spaces and joiners, soft hyphens, direction marks, byte-order marks), control characters
+   and blank fillers (Hangul fillers, the blank Braille pattern).
+2. Whitespace counts as one space per run, and nothing at the start or end.
+3. The text is split into segments at line breaks and after sentence ends (``.``, ``!``, ``?``
+   followed by whitespace). A segment that is one unit repeated (``aaaa``, ``hahaha``,
+   ``word word word``; at least five thirds of a copy, the last possibly cut short) counts as
+   that unit once, and a
+   segment seen before in the completion counts nothing.
+4. What is left is counted in grapheme clusters (``regex``'s ``\\X``): an emoji with skin tone,
+   a flag or a letter with combining accents is one character.
+
+Everything here is linear in the text or bounded: the shortest repeated unit of a long
+segment is found with ``str.find`` on the doubled segment.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+# Characters that render as nothing but are not category Cf.
+BLANK_FILLERS = "\u115f\u1160\u3164\uffa0\u2800"
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]+")
+KMP_LIMIT = 20_000  # segments up to this long also lose a final, cut-short copy of their unit
+
+
+@lru_cache(maxsize=1)
+def _invisible():
+    import regex
+
+    # Format, control and surrogate characters and blank fillers, except whitespace (kept for the split).
+    return regex.compile(rf"[[\p{{Cf}}\p{{Cc}}\p{{Cs}}{BLANK_FILLERS}]--\s]", regex.V1)
+
+
+def visible_text(text: str) -> str:
+    """``text`` without invisible characters (rule 1); whitespace is kept for the segment split."""
+    if text.isascii() and text.isprintable():
+        return text
+    return _invisible().sub("", text)
+
+
+def segments(text: str) -> list[str]:
+    """The segments of ``text`` (rule 3's split), each with its whitespace runs as single spaces."""
+    found = []
+    for piece in _SENTENCE_END.split(visible_text(text)):
+        piece = " ".join(piece.split())
+        if piece:
+            found.append(piece)
+    return found
+
+
+def repeated_unit(segment: str) -> str:
+    """The shortest unit that ``segment`` repeats (at least twice), or ``segment`` itself."""
+    if len(segment) > KMP_LIMIT:
+        period = (segment + segment).find(segment, 1)  # whole copies only: C speed on any length
+        return segment[:period]
+    # Prefix function (KMP): the shortest period, with a cut-short last copy allowed.
+    border = [0] * len(segment)
+    k = 0
+    for i in range(1, len(segment)):
+        while k and segment[i] != segment[k]:
+            k = border[k - 1]
+        if segment[i] == segment[k]:
+            k += 1
+        border[i] = k
+    period = len(segment) - border[-1]
+    # Five thirds of a copy or more: "word word" is "word" repeated, "that is that" is left alone.
+    return segment[:period] if 5 * period <= 3 * len(segment) else segment
+
+
+def counted_units(text: str) -> list[str]:
+    """The pieces of ``text`` that count toward its length, in order (rules 1 to 3)."""
+    seen, kept = set(), []
+    for segment in segments(text):
+        unit = repeated_unit(segment).strip()
+        if unit and unit not in seen:
+            seen.add(unit)
+            kept.append(unit)
+    return kept
+
+
+def graphemes(text: str) -> int:
+    """User-perceived characters in ``text`` (grapheme clusters)."""
+    if text.isascii():  # one character each, except CR LF, which is one cluster
+        return len(text) - text.count("\r\n")
+    import regex
+
+    return len(regex.findall(r"\X", text))
+
+
+def effective_length(text: str) -> int:
+    """The length in characters that counts (rules 1 to 4); kept pieces are joined by one space."""
+    units = counted_units(text)
+    return sum(graphemes(unit) for unit in units) + max(len(units) - 1, 0)
+
+
+def counted_share(text: str) -> float:
+    """The share of ``text``'s characters that count toward its length (0.0 for blank text)."""
+    total = graphemes(text)
+    return min(1.0, effective_length(text) / total) if total else 0.0

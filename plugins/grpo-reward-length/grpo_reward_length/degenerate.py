@@ -1,0 +1,31 @@
+"""Completions that reach a length without writing it, for ``length``: padding and repetition."""
+
+from __future__ import annotations
+
+MIN_TARGET = 20  # below this, padding and real text are too close in length to tell apart
+
+
+def degenerate_completions(prompt: str, params: dict) -> list[tuple[str, str]]:
+    """(label, completion) pairs as long as the target in raw characters, with little that counts."""
+    target = params["target"]
+    if target < MIN_TARGET:
+        return []
+    short = "The answer is 42." if target >= 85 else "42."
+    sentence = short + " "
+    found = [
+        ("empty", ""),
+        ("spaces up to the target", " " * target),
+        ("newlines up to the target", "\n" * target),
+        ("zero-width spaces up to the target", "\u200b" * target),
+        ("mixed invisible characters up to the target", ("\u200b\u200c\u200d\u2060\ufeff\u00ad \n" * target)[:target]),
+        ("one character repeated", "a" * target),
+        ("one word repeated", ("word " * target)[:target]),
+        ("a sentence repeated", (sentence * target)[:target]),
+        ("a sentence repeated on lines", ((short + "\n") * target)[:target]),
+        ("a short answer padded with spaces", short + " " * (target - len(short))),
+        ("a short answer padded with newlines and zero-width spaces", short + ("\n\u200b" * target)[: target - len(short)]),
+    ]
+    copies = target // (len(prompt) + 1)
+    if prompt.strip() and copies >= 2:
+        found.append(("the prompt repeated", (prompt + "\n") * copies))
+    return found

@@ -1,0 +1,36 @@
+"""Completions that follow no real structure for ``xml-format``: the reward must pay them little.
+
+Used by the checks (``RewardSpec.degenerate``) and the plugin's tests; no heavy imports.
+"""
+
+from __future__ import annotations
+
+from grpo_reward_xml import parse_tags
+
+
+def _structure(names: tuple[str, ...], contents: list[str]) -> str:
+    return "".join(f"<{name}>{content}</{name}>" for name, content in zip(names, contents))
+
+
+def degenerate_completions(prompt: str, params: dict) -> list[tuple[str, str]]:
+    """(label, completion) pairs that do not fill the configured structure with real text."""
+    layout = parse_tags(params["tags"])
+    names, k = layout.names, len(layout.names)
+    shuffled = layout.markers[1::2] + layout.markers[0::2]  # closing tags first, then the openings
+    found = [
+        ("empty", ""),
+        ("whitespace only", " \n\t \n"),
+        ("the prompt copied back", prompt),
+        ("the structure with nothing inside", _structure(names, [""] * k)),
+        ("'.' inside every element", _structure(names, ["."] * k)),
+        ("'...' inside every element", _structure(names, ["..."] * k)),
+        ("a zero-width space inside every element", _structure(names, ["\u200b"] * k)),
+        ("invisible characters inside every element", _structure(names, ["\u200b\u200c\u200d\u2060\ufeff\u00ad"] * k)),
+        ("whitespace padding inside every element", _structure(names, [" " * 100 + "\n" * 100] * k)),
+        ("bare tags in shuffled order", "".join(shuffled)),
+        ("bare tags repeated", "".join(layout.markers) * 20),
+    ]
+    if params["prefilled"]:  # the chat template wrote the first opening tag already
+        first = layout.markers[0]
+        found = [(label, text[len(first):] if text.startswith(first) else text) for label, text in found]
+    return found
