@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from functools import lru_cache
 from pathlib import Path
 
@@ -146,6 +145,3 @@ def validate_params(params: dict) -> None:
         raise ValueError(f"max_depth must be 1 or more, got {params['max_depth']}")
     if not params.get("schema_column"):
         raise ValueError("schema_column must name a dataset column, got an empty value")
-    timeout = params.get("timeout")
-    if timeout is None or not math.isfinite(timeout) or timeout <= 0:
-        raise ValueError(f"timeout must be a finite number of seconds greater than 0, got {timeout!r}")

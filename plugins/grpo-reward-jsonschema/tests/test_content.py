@@ -124,7 +124,7 @@ def test_expected_column_can_be_renamed_or_turned_off():
 
 @pytest.mark.parametrize("value", [0, -1, math.nan, math.inf, "nan", "inf"])
 def test_timeout_must_be_positive_and_finite(value):
-    with pytest.raises(UsageError, match="timeout must be a finite number of seconds greater than 0"):
+    with pytest.raises(UsageError, match="timeout must be a positive, finite number of seconds"):
         SPEC.resolve({"timeout": value})
 
 
