@@ -85,6 +85,9 @@ class RewardSpec:
     # (columns, params) -> [(problem, example), ...]: what makes one dataset row unfit for this reward
     # (an unreadable gold answer, a schema that accepts anything); preflight and the checks report them.
     row_problems: Callable[[dict, dict], Any] | None = None
+    # (columns, scores, params) -> None: sees each batch's scores in the training process, after scoring
+    # (a curriculum follows its rolling accuracy this way, since scores may come from worker processes).
+    observe: Callable[[dict, list, dict], None] | None = None
     distribution: str = field(default="", compare=False)  # filled in by the plugin manager
 
     def resolve(self, args: dict | None = None) -> dict:
@@ -235,6 +238,8 @@ class Reward:
             processes = _process_count()
             for reason, metric in (("error", "errors"), ("timeout", "timeouts"), ("unscorable", "unscorable")):
                 log_metric(f"rewards/{self.spec.name}/{metric}", float(reasons.count(reason) * processes))
+        if self.spec.observe is not None:
+            self.spec.observe(columns, list(scores), self.params)
         return scores
 
     def _score_items(self, call, n):

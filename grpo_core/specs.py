@@ -21,6 +21,9 @@ class DatasetSpec:
     load: Callable[..., Any]
     columns: tuple[str, ...] = ()
     params: tuple[Param, ...] = ()
+    # (dataset, params) -> [transformers.TrainerCallback, ...] added to the trainer (a curriculum that
+    # logs its level and stores it in checkpoints); called only when training.
+    callbacks: Callable[[Any, dict], list] | None = None
     distribution: str = field(default="", compare=False)
 
     def resolve(self, args: dict | None = None) -> dict:
