@@ -10,7 +10,8 @@ from grpo_core.options import parse_key_values, parse_reward_options
 
 def settings_from_options(
     rewards=(), reward_args=(), dataset=None, dataset_args=(), model=None, profile=None, config_file=None,
-    max_steps=None, output_dir=None, overrides=(), resume=None, merge_lora=None, no_preflight=False, **_ignored,
+    max_steps=None, output_dir=None, overrides=(), resume=None, merge_lora=None, no_preflight=False, overwrite=False,
+    **_ignored,
 ) -> RunSettings:
     """Profile defaults come later; here: the config file, then the flags on top."""
     settings = RunSettings()
@@ -30,6 +31,8 @@ def settings_from_options(
             setattr(settings, key, value)
     if no_preflight:
         settings.preflight = False
+    if overwrite:
+        settings.overwrite = True
     settings.grpo.update(parse_set_values(parse_key_values(overrides, "--set")))
     if max_steps is not None:
         settings.grpo["max_steps"] = max_steps
@@ -39,27 +42,56 @@ def settings_from_options(
 
 
 def run_from_options(dry_run=False, num_processes=None, argv=(), **options) -> None:
+    """Cheap checks first (names, values, paths, the output folder), then the dataset, preflight, and the model."""
     from grpo_core import launch, training
 
+    log = lambda message: click.echo(message, err=True)  # noqa: E731
     settings = settings_from_options(**options)
-    run = training.resolve(settings, log=lambda message: click.echo(message, err=True))
-    command = None if launch.is_launched() else launch.launch_command(
+    launched = launch.is_launched()
+    run = training.resolve(settings, log=log, load_dataset=False, num_processes=num_processes)
+    command = None if launched else launch.launch_command(
         run.profile, num_processes, [a for a in argv if a != "--dry-run"]
     )
-    if settings.preflight and not launch.is_launched():
-        _preflight(run)
     if dry_run:
         click.echo(training.describe(run, command))
         return
-    if command is not None:
-        click.echo(f"launching: {' '.join(command)}", err=True)
-        code = launch.run_launched(command)
-        if code:
-            raise SystemExit(code)
-        return
-    training.train(run, log=lambda message: click.echo(message, err=True))
-    if settings.compare and not launch.is_launched():
+    lock = None if launched else training.claim_outputs(run, log)
+    try:
+        if not launched:
+            training.check_model_available(run.model)
+        training.load_data(run)
+        if settings.preflight and not launched:
+            _preflight(run)
+        if command is not None:
+            training.replace_outputs(run, log)
+            click.echo(f"launching: {' '.join(command)}", err=True)
+            code = _wait_for(command)
+            if code:
+                raise SystemExit(code)
+            return
+        trainer = training.train(run, log=log, lock=lock)
+    finally:
+        if lock is not None:
+            lock.release()
+    from grpo_core.outputs import interrupted
+
+    if interrupted(trainer):
+        raise SystemExit(130)  # scripts can tell an interrupted run from a finished one
+    if settings.compare and not launched:
         _compare(run, settings.compare)
+
+
+def _wait_for(command: list[str]) -> int:
+    """Run the launched processes; Ctrl-C reaches them (they save and stop) while this process waits for them."""
+    import signal
+
+    from grpo_core import launch
+
+    previous = signal.signal(signal.SIGINT, lambda *_: None)
+    try:
+        return launch.run_launched(command)
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _compare(run, n: int) -> None:
