@@ -103,6 +103,11 @@ def plugins(as_json):
         }
         for info in registry.plugins
     ]
+    clashes = {(kind, name): owners for kind, names in registry.duplicates.items() for name, owners in names.items()}
+    for row in rows:
+        mine = [f"{kind[:-1]} '{name}'" for (kind, name), owners in sorted(clashes.items()) if row["distribution"] in owners]
+        if mine:
+            row["clashes"] = mine
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return
@@ -111,6 +116,9 @@ def plugins(as_json):
         registers = "; ".join(f"{kind}: {', '.join(names)}" for kind, names in row["registers"].items())
         table.add_row(row["name"], row["distribution"], row["version"], row.get("error") and f"FAILED: {row['error']}" or registers)
     _print(table)
+    for (kind, name), owners in sorted(clashes.items()):
+        click.echo(f"warning: {kind[:-1]} '{name}' is registered by both {' and '.join(owners)}; using it is an "
+                   f"error until one is uninstalled or blocked with GRPO_DISABLE_PLUGINS", err=True)
 
 
 @cli.command()
