@@ -94,7 +94,7 @@ def apply_config_file(settings: RunSettings, data: dict, path: str) -> None:
                 raise UsageError(f"config file '{path}': '{key}' expects {kind.__name__}, got {_shown(value)}")
             if value is not None:
                 setattr(settings, key, value)
-    settings.grpo.update(data)
+    settings.grpo.update(check_grpo_fields(data, f"config file '{path}'"))
 
 
 # grpo-core's scalar keys in a config file, with the type each takes.

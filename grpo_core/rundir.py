@@ -171,10 +171,11 @@ def write_atomic(path: Path, text: str) -> None:
 # --- what --resume may continue ---------------------------------------------------------------
 
 
-def check_resumable(folder: Path, asked: dict, max_steps: int | None) -> Path:
+def check_resumable(folder: Path, asked: dict, max_steps: int | None, defaults: dict | None = None) -> Path:
     """The last checkpoint of ``folder`` after checking it is whole and from the run ``asked`` for.
 
-    ``asked`` is the run config the command line resolves to (as ``run_config.yaml`` stores it).
+    ``asked`` is the run config the command line resolves to (as ``run_config.yaml`` stores it);
+    ``defaults`` holds the GRPOConfig defaults a side that leaves a field out gets.
     """
     import yaml
 
@@ -190,7 +191,7 @@ def check_resumable(folder: Path, asked: dict, max_steps: int | None) -> Path:
     except (yaml.YAMLError, ValueError, UnicodeDecodeError):
         raise UsageError(f"--resume: '{saved_path}' is damaged (not a YAML mapping); restore it, or start over "
                          "with --overwrite") from None
-    differ = run_differences(saved, asked)
+    differ = run_differences(saved, asked, defaults)
     if differ:
         raise UsageError(
             f"--resume: the run in '{folder}' differs from this one in {'; '.join(differ)}; resume it with its own "
@@ -206,14 +207,13 @@ def check_resumable(folder: Path, asked: dict, max_steps: int | None) -> Path:
     return checkpoint
 
 
-def run_differences(saved: dict, asked: dict) -> list[str]:
+def run_differences(saved: dict, asked: dict, defaults: dict | None = None) -> list[str]:
     """``field ('saved' there, 'asked' here)`` for each setting that changes what the run is."""
     keys = ("model", "dataset", "dataset_args", "rewards", "reward_args", *MEANING_FIELDS)
+    defaults = defaults or {}
     differ = []
     for key in keys:
-        there, here = saved.get(key), asked.get(key)
-        if key in MEANING_FIELDS and (there is None or here is None):
-            continue  # a field one side leaves at TRL's default
+        there, here = saved.get(key, defaults.get(key)), asked.get(key, defaults.get(key))
         if _normal(there) != _normal(here):
             differ.append(f"{key} ({_short(there)} there, {_short(here)} here)")
     return differ

@@ -279,7 +279,11 @@ def check_outputs(run: ResolvedRun) -> Path | None:
     folder = Path(run.grpo["output_dir"])
     check_output_dir(folder, run.settings.resume, run.settings.overwrite)
     if run.settings.resume:
-        return check_resumable(folder, run_config(run), run.grpo.get("max_steps"))
+        from grpo_core.rundir import MEANING_FIELDS
+
+        fields = grpo_config_fields()
+        defaults = {name: fields[name].default for name in MEANING_FIELDS if name in fields}
+        return check_resumable(folder, run_config(run), run.grpo.get("max_steps"), defaults)
     return None
 
 
