@@ -302,3 +302,31 @@ def test_run_config_holds_absolute_paths(data_file, tmp_path, monkeypatch):
     monkeypatch.chdir(elsewhere)
     again = training.resolve(settings_from_options(config_file=str(tmp_path / "run_config.yaml")), log=lambda m: None)
     assert len(again.dataset) == 8 and again.grpo == run.grpo
+
+
+# --- training goes on through a step nothing could score, and never touches the network --------
+
+
+class Unscorable:
+    @hookimpl
+    def register_rewards(self, register):
+        register(RewardSpec("never", "Scores nothing (an empty gold answer, say)", lambda c: None))
+
+
+@pytest.mark.slow
+def test_steps_where_nothing_scores_train_on_warn_once_and_are_counted(data_file, tmp_path, cache_dir, no_network,
+                                                                        capsys):
+    settings = settings_from_options(rewards=("never",), dataset="local", dataset_args=(f"path={data_file}",),
+                                     model="tiny-random", output_dir=str(tmp_path / "out"), max_steps=2,
+                                     overrides=("num_generations=2", "per_device_train_batch_size=2",
+                                                "max_completion_length=4"))
+    with registered(Unscorable()):
+        run = training.resolve(settings, log=lambda m: None)
+        trainer = training.train(run, log=lambda m: None)
+    assert trainer.state.global_step == 2
+    warnings = [line for line in capsys.readouterr().err.splitlines() if "could be scored" in line]
+    assert len(warnings) == 1 and "every reward returned None" in warnings[0]
+    records = [json.loads(line) for line in (tmp_path / "out" / "metrics.jsonl").read_text().splitlines()]
+    assert [r["unscored_steps"] for r in records if "reward" in r] == [1, 2]
+    assert (tmp_path / "out" / "final" / "config.json").exists()
+    assert no_network == []  # the run made no connection attempt (the guard would have failed it, too)
