@@ -33,8 +33,18 @@ def owned_outputs(folder: Path) -> list[str]:
         return []
     names = [p.name for p in checkpoints(folder)]
     names += [name for name in OWNED_FILES if (folder / name).is_file()]
+    if _is_model_card(folder / "README.md"):
+        names.append("README.md")
     names += [name for name in OWNED_FOLDERS if (folder / name).is_dir()]
     return names
+
+
+def _is_model_card(path: Path) -> bool:
+    """The model card TRL writes into the output folder (a README.md of the user's own is not the run's)."""
+    try:
+        return path.is_file() and "generated_from_trainer" in path.read_text(errors="replace")[:2000]
+    except OSError:
+        return False
 
 
 def checkpoints(folder: Path) -> list[Path]:

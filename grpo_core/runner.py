@@ -143,6 +143,7 @@ def sample_models(models, dataset, dataset_args, rewards, reward_args, n, max_ne
     loaded = load_rewards(names, args=args, weights=weights)
     for model in models:
         training.check_model_name(model)
+        training.check_model_available(model)
     spec = get_registry().dataset(dataset)
     rows = held_out(spec.load(**spec.resolve(parse_key_values(dataset_args, "--dataset-arg"))), n)
     check_columns(rows, loaded, dataset)

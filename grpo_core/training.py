@@ -259,6 +259,7 @@ def build_trainer(run: ResolvedRun, progress: bool = True):
 
 def _quiet_libraries() -> None:
     """Our progress bar replaces the libraries' bars and deprecation chatter."""
+    import logging
     import warnings
 
     from transformers.utils import logging as hf_logging
@@ -266,6 +267,12 @@ def _quiet_libraries() -> None:
     warnings.filterwarnings("ignore", category=FutureWarning, module=r"transformers\..*")
     hf_logging.set_verbosity_error()
     hf_logging.disable_progress_bar()
+    # TRL logs every row no reward could score, each step; MonitorCallback says it once, in plain words.
+    logging.getLogger("trl.trainer.grpo_trainer").addFilter(_not_unscored_rows)
+
+
+def _not_unscored_rows(record) -> bool:
+    return not str(record.msg).startswith("All reward functions returned None")
 
 
 def check_outputs(run: ResolvedRun) -> Path | None:

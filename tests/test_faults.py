@@ -324,8 +324,10 @@ def test_steps_where_nothing_scores_train_on_warn_once_and_are_counted(data_file
         run = training.resolve(settings, log=lambda m: None)
         trainer = training.train(run, log=lambda m: None)
     assert trainer.state.global_step == 2
-    warnings = [line for line in capsys.readouterr().err.splitlines() if "could be scored" in line]
+    err = capsys.readouterr().err
+    warnings = [line for line in err.splitlines() if "could be scored" in line]
     assert len(warnings) == 1 and "every reward returned None" in warnings[0]
+    assert "All reward functions returned None" not in err
     records = [json.loads(line) for line in (tmp_path / "out" / "metrics.jsonl").read_text().splitlines()]
     assert [r["unscored_steps"] for r in records if "reward" in r] == [1, 2]
     assert (tmp_path / "out" / "final" / "config.json").exists()
