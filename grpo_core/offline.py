@@ -94,5 +94,5 @@ def cached_model(repo_id: str) -> bool:
         from huggingface_hub import try_to_load_from_cache
 
         return isinstance(try_to_load_from_cache(repo_id, "config.json"), str)
-    except Exception:  # an id the hub library rejects is not cached
+    except (ValueError, OSError):  # an id the hub library rejects is not cached
         return False

@@ -150,7 +150,13 @@ class ProgressCallback(TrainerCallback):
     def on_train_begin(self, args, state, control, **kwargs):
         if not state.is_world_process_zero:
             return
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+        )
 
         self.progress = Progress(
             TextColumn("step"), MofNCompleteColumn(), BarColumn(), TextColumn("{task.fields[stats]}"),
@@ -275,7 +281,7 @@ def format_summary(rows: list[dict]) -> str:
     for row in rows:
         first, last = row["first"], row["last"]
         change = "" if first is None or last is None else (f"x{last / first:.2f}" if first > 0 else f"{last - first:+.3f}")
-        fmt = lambda v: "-" if v is None else f"{v:.3f}"  # noqa: E731
+        fmt = lambda v: "-" if v is None else f"{v:.3f}"
         lines.append(f"{row['reward']:<16}{fmt(first):>12}{fmt(last):>12}{change:>10}")
     return "\n".join(lines)
 

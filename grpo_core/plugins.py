@@ -119,7 +119,6 @@ class Registry:
 
     def _call(self, impl, kind: str, info: PluginInfo) -> None:
         table = self.items[kind]
-        singular = kind[:-1]
 
         def register(spec) -> None:
             existing = table.get(spec.name)

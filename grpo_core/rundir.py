@@ -9,6 +9,7 @@ import socket
 import struct
 import zipfile
 from pathlib import Path
+from typing import Self
 
 from grpo_core.errors import UsageError
 
@@ -109,7 +110,7 @@ class RunLock:
         self.path = Path(folder) / LOCK_FILE
         self.fd: int | None = None
 
-    def acquire(self) -> RunLock:
+    def acquire(self) -> Self:
         try:
             import fcntl
         except ImportError:  # no flock (Windows): the folder check still refuses a second run's outputs
@@ -149,7 +150,7 @@ class RunLock:
         os.close(self.fd)
         self.fd = None
 
-    def __enter__(self) -> RunLock:
+    def __enter__(self) -> Self:
         return self.acquire()
 
     def __exit__(self, *exc) -> None:
@@ -196,11 +197,11 @@ def check_resumable(folder: Path, asked: dict, max_steps: int | None, defaults: 
                          "this run; start over with --overwrite or pick another --output-dir")
     try:
         saved = yaml.safe_load(saved_path.read_text())
-        if not isinstance(saved, dict):
-            raise ValueError("not a mapping")
-    except (yaml.YAMLError, ValueError, UnicodeDecodeError):
+    except (yaml.YAMLError, UnicodeDecodeError):
+        saved = None
+    if not isinstance(saved, dict):
         raise UsageError(f"--resume: '{saved_path}' is damaged (not a YAML mapping); restore it, or start over "
-                         "with --overwrite") from None
+                         "with --overwrite")
     differ = run_differences(saved, asked, defaults)
     if differ:
         raise UsageError(
@@ -306,10 +307,10 @@ def check_metrics(path: Path) -> None:
             continue
         try:
             record = json.loads(line)
-            if not isinstance(record, dict):
-                raise ValueError
         except ValueError:
+            record = None
+        if not isinstance(record, dict):
             raise UsageError(
                 f"--resume: {path} line {number} is damaged (not a JSON record); remove that line to resume, "
                 "or start over with --overwrite"
-            ) from None
+            )

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import click
 
-from grpo_core.config import RunSettings, apply_config_file, default_config_file, parse_set_values, read_config_file
+from grpo_core.config import (
+    RunSettings,
+    apply_config_file,
+    default_config_file,
+    parse_set_values,
+    read_config_file,
+)
 from grpo_core.options import parse_key_values, parse_reward_options
 
 # The quick checks before training must end within 3 s for all rewards together; the checks overshoot
@@ -49,7 +55,7 @@ def run_from_options(dry_run=False, num_processes=None, argv=(), **options) -> N
     """Cheap checks first (names, values, paths, the output folder), then the dataset, preflight, and the model."""
     from grpo_core import launch, training
 
-    log = lambda message: click.echo(message, err=True)  # noqa: E731
+    log = lambda message: click.echo(message, err=True)
     settings = settings_from_options(**options)
     launched = launch.is_launched()
     run = training.resolve(settings, log=log, load_dataset=False, num_processes=num_processes)

@@ -14,7 +14,13 @@ from grpo_core.errors import UsageError
 from grpo_core.plugins import get_registry
 from grpo_core.rewards import load_rewards
 from grpo_core.rundir import (
-    RUN_CONFIG, RunLock, check_is_folder, check_output_dir, check_resumable, remove_owned, write_atomic,
+    RUN_CONFIG,
+    RunLock,
+    check_is_folder,
+    check_output_dir,
+    check_resumable,
+    remove_owned,
+    write_atomic,
 )
 
 DEFAULT_OUTPUT_DIR = "runs/grpo"
@@ -213,7 +219,8 @@ def build_trainer(run: ResolvedRun, progress: bool = True):
     """TRL's GRPOTrainer for a resolved run (loads the model), with grpo-core's callbacks."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
-    from transformers.trainer_callback import PrinterCallback, ProgressCallback as TqdmCallback
+    from transformers.trainer_callback import PrinterCallback
+    from transformers.trainer_callback import ProgressCallback as TqdmCallback
     from trl import GRPOConfig, GRPOTrainer
 
     from grpo_core import outputs

@@ -1,11 +1,10 @@
 import os
 import subprocess
-import tempfile
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
-
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -22,7 +21,7 @@ def _is_local(address) -> bool:
     if isinstance(address, (str, bytes)):  # a unix socket path
         return True
     host = str(address[0]) if isinstance(address, tuple) and address else ""
-    return host in ("localhost", "", "0.0.0.0", "::", "::1") or host.startswith("127.") or host.startswith("::ffff:127.")
+    return host in ("localhost", "", "0.0.0.0", "::", "::1") or host.startswith(("127.", "::ffff:127."))
 
 
 @pytest.fixture(autouse=True)

@@ -89,8 +89,8 @@ def refused(args, expected, folder=None):
 
 
 def test_a_folder_holding_another_run_is_refused(data_file, earlier):
-    refused(run_args(data_file, earlier), ["holds another run's outputs (checkpoint-2, run_config.yaml",
-                                          "--resume", "--overwrite"], earlier)
+    refused(run_args(data_file, earlier), ["holds another run's outputs (checkpoint-2, run_config.yaml", "--resume",
+                                          "--overwrite"], earlier)
 
 
 def test_a_failing_run_with_overwrite_keeps_the_earlier_outputs(data_file, earlier, tmp_path):
@@ -107,20 +107,20 @@ def test_overwrite_removes_only_what_a_run_wrote_and_says_so(earlier):
                            "grpo": {"output_dir": str(earlier)}})
     training.replace_outputs(run, log=messages.append)
     assert sorted(p.name for p in earlier.iterdir()) == ["notes.txt"]
-    assert messages == [f"--overwrite: replaced the earlier run's checkpoint-2, run_config.yaml, metrics.jsonl, "
-                        f"completions.jsonl in {earlier}"]
+    replaced = "checkpoint-2, run_config.yaml, metrics.jsonl, completions.jsonl"
+    assert messages == [f"--overwrite: replaced the earlier run's {replaced} in {earlier}"]
 
 
 def test_a_folder_in_use_is_refused_naming_the_holder(data_file, tmp_path):
     out = tmp_path / "busy"
-    holder = subprocess.Popen([sys.executable, "-c", "import sys, time; from grpo_core.rundir import RunLock; "
-                               f"RunLock({str(out)!r}).acquire(); print('locked', flush=True); time.sleep(60)"],
-                              stdout=subprocess.PIPE, text=True)
+    hold = ("import time; from grpo_core.rundir import RunLock; "
+            f"RunLock({str(out)!r}).acquire(); print('locked', flush=True); time.sleep(60)")
+    holder = subprocess.Popen([sys.executable, "-c", hold], stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "locked"
         before = folder_hash(out)
-        refused(run_args(data_file, out), [f"output folder '{out}' is in use by another run (pid {holder.pid}",
-                                           "wait for it"], out)
+        in_use = f"output folder '{out}' is in use by another run (pid {holder.pid}"
+        refused(run_args(data_file, out), [in_use, "wait for it"], out)
         assert folder_hash(out) == before
     finally:
         holder.kill()
@@ -129,7 +129,8 @@ def test_a_folder_in_use_is_refused_naming_the_holder(data_file, tmp_path):
 
 def test_a_stale_lock_of_a_dead_process_is_taken_over(tmp_path):
     out = tmp_path / "out"
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
+                          check=True)
     out.mkdir()
     (out / rundir.LOCK_FILE).write_text(json.dumps({"pid": int(dead.stdout), "host": "here"}))
     with rundir.RunLock(out) as lock:
@@ -196,8 +197,8 @@ def test_hub_model_while_offline_names_the_local_alternative(data_file, tmp_path
     started = time.monotonic()
     args = run_args(data_file, tmp_path / "o")
     args[args.index("tiny-random")] = "HuggingFaceTB/SmolLM2-135M-Instruct"
-    refused(args, ["model 'HuggingFaceTB/SmolLM2-135M-Instruct' is not in the local Hugging Face cache and "
-                   "HF_HUB_OFFLINE is set", "--model PATH"])
+    not_cached = "model 'HuggingFaceTB/SmolLM2-135M-Instruct' is not in the local Hugging Face cache and HF_HUB_OFFLINE"
+    refused(args, [not_cached, "--model PATH"])
     assert time.monotonic() - started < 10
 
 
@@ -277,8 +278,9 @@ def test_dry_run_loads_no_dataset_and_uses_no_network(tmp_path):
             "print(r.exit_code, 'datasets' in sys.modules, round(time.monotonic() - t)); print(r.stdout)")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "TRANSFORMERS_OFFLINE"))}
     env["HF_ENDPOINT"] = "http://192.0.2.1"  # unroutable: a connection attempt would hang, not fail
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
-    status, imported, seconds = done.stdout.splitlines()[0].split()
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120,
+                          check=False)
+    status, imported, _seconds = done.stdout.splitlines()[0].split()
     assert (status, imported) == ("0", "False"), done.stdout + done.stderr
     resolved = json.loads(done.stdout[done.stdout.index("{"):])
     assert resolved["dataset"]["name"] == "gsm8k" and "rows" not in resolved["dataset"]
