@@ -26,7 +26,11 @@ def register_datasets(register):
             "messages; answer=COLUMN and columns=NEW=OLD expose the columns rewards read",
             load=_load_local,
             columns=("prompt",),
-            params=(Param("path", None, str, "the file to read (required)"), *MAPPING_PARAMS),
+            params=(
+                Param("path", None, str, "the file to read, its name taken literally (data[1].jsonl is that file)"),
+                Param("files", None, str, "instead of path: a glob pattern such as data/*.jsonl; every match is read"),
+                *MAPPING_PARAMS,
+            ),
         )
     )
     register(
@@ -46,10 +50,10 @@ def register_datasets(register):
     )
 
 
-def _load_local(path=None, **mapping):
+def _load_local(path=None, files=None, **mapping):
     from grpo_core.data import load_local
 
-    return load_local(path, **mapping)
+    return load_local(path, files, **mapping)
 
 
 def _load_hub(name=None, config=None, revision=None, **mapping):

@@ -47,6 +47,8 @@ class GrpoGroup(click.Group):
             raise CommandError(str(error), 2) from None
         except GrpoError as error:
             raise CommandError(str(error), 1) from None
+        except KeyboardInterrupt:  # Ctrl-C before training started, or a second one during it
+            raise CommandError("interrupted (Ctrl-C); outputs written so far are kept", 130) from None
 
 
 @click.group(cls=GrpoGroup, invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
@@ -60,11 +62,12 @@ class GrpoGroup(click.Group):
 @click.option("--max-steps", type=int, help="Number of training steps (GRPOConfig.max_steps).")
 @click.option("--output-dir", help="Where checkpoints, metrics and the final model go.")
 @click.option("--set", "overrides", multiple=True, metavar="FIELD=VALUE", help="Set any GRPOConfig field, e.g. learning_rate=1e-5.")
-@click.option("--resume", is_flag=True, default=None, help="Continue from the last checkpoint in --output-dir.")
+@click.option("--resume", is_flag=True, default=None, help="Continue the run in --output-dir from its last checkpoint (checked to be the same run).")
+@click.option("--overwrite", is_flag=True, help="Replace the outputs of an earlier run in --output-dir (only what a run writes there).")
 @click.option("--merge-lora", is_flag=True, default=None, help="With a LoRA profile, also write the merged model to OUTPUT_DIR/merged.")
 @click.option("--no-preflight", is_flag=True, help="Skip the quick property checks of the rewards before training.")
 @click.option("--num-processes", type=click.IntRange(min=1), help="Train in N processes through `accelerate launch`.")
-@click.option("--dry-run", is_flag=True, help="Print the resolved run as JSON and exit without loading the model.")
+@click.option("--dry-run", is_flag=True, help="Print the resolved run as JSON and exit; loads no model or dataset, runs no checks, uses no network.")
 @click.version_option(package_name="grpo-core", prog_name="grpo-run")
 @click.pass_context
 def cli(ctx, **options):
@@ -100,6 +103,11 @@ def plugins(as_json):
         }
         for info in registry.plugins
     ]
+    clashes = {(kind, name): owners for kind, names in registry.duplicates.items() for name, owners in names.items()}
+    for row in rows:
+        mine = [f"{kind[:-1]} '{name}'" for (kind, name), owners in sorted(clashes.items()) if row["distribution"] in owners]
+        if mine:
+            row["clashes"] = mine
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return
@@ -108,6 +116,9 @@ def plugins(as_json):
         registers = "; ".join(f"{kind}: {', '.join(names)}" for kind, names in row["registers"].items())
         table.add_row(row["name"], row["distribution"], row["version"], row.get("error") and f"FAILED: {row['error']}" or registers)
     _print(table)
+    for (kind, name), owners in sorted(clashes.items()):
+        click.echo(f"warning: {kind[:-1]} '{name}' is registered by both {' and '.join(owners)}; using it is an "
+                   f"error until one is uninstalled or blocked with GRPO_DISABLE_PLUGINS", err=True)
 
 
 @cli.command()

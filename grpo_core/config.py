@@ -37,6 +37,7 @@ class RunSettings:
     preflight: bool = True
     resume: bool = False
     merge_lora: bool = False
+    overwrite: bool = False  # replace the outputs of an earlier run in the output folder
     compare: int = 0  # after training, score base and trained model on this many held-out prompts
     grpo: dict = field(default_factory=dict)  # GRPOConfig field overrides (file, then flags)
 
@@ -81,10 +82,38 @@ def apply_config_file(settings: RunSettings, data: dict, path: str) -> None:
             if not isinstance(value, dict):
                 raise UsageError(f"config file '{path}': '{key}' must be a mapping, got {value!r}")
             setattr(settings, key, value)
-    for key in ("dataset", "model", "profile", "preflight", "resume", "merge_lora", "compare"):
+    if isinstance(settings.reward_args, dict):
+        for name, values in settings.reward_args.items():
+            if not isinstance(values, dict):
+                raise UsageError(f"config file '{path}': reward_args of '{name}' must be a mapping of parameter to "
+                                 f"value, like {{target: 300}}, got {values!r}")
+    for key, kind in RUN_KEY_TYPES.items():
         if key in data:
-            setattr(settings, key, data.pop(key))
-    settings.grpo.update(data)
+            value = data.pop(key)
+            if value is not None and not _is_kind(value, kind):
+                raise UsageError(f"config file '{path}': '{key}' expects {kind.__name__}, got {_shown(value)}")
+            if value is not None:
+                setattr(settings, key, value)
+    settings.grpo.update(check_grpo_fields(data, f"config file '{path}'"))
+
+
+# grpo-core's scalar keys in a config file, with the type each takes.
+RUN_KEY_TYPES = {"dataset": str, "model": str, "profile": str, "preflight": bool, "resume": bool, "merge_lora": bool,
+                 "compare": int}
+
+
+def _is_kind(value, kind: type) -> bool:
+    if kind is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind is str:
+        return isinstance(value, str) and value.strip() != ""
+    return isinstance(value, kind)
+
+
+def _shown(value) -> str:
+    kind = {list: "a list", dict: "a mapping", bool: "a true/false value"}.get(type(value), type(value).__name__)
+    text = repr(value)
+    return f"{kind} {text if len(text) <= 40 else text[:37] + '...'}"
 
 
 def _rewards_from_file(rewards, path: str) -> tuple[list[str], dict[str, float]]:
@@ -129,6 +158,9 @@ def coerce(field_: dataclasses.Field, value, source: str):
         # YAML 1.1 reads `save_strategy: no` as False; such fields take the word.
         return "yes" if value else "no"
     if not isinstance(value, str):
+        if not _fits(value, kinds):
+            wanted = " or ".join(sorted(k.__name__ for k in kinds if k in _PLAIN and k is not type(None)))
+            raise UsageError(f"{source}: '{field_.name}' expects {wanted}, got {_shown(value)}")
         return value
     for kind, convert in ((bool, _to_bool), (int, int), (float, float)):
         if kind in kinds and str not in kinds:
@@ -147,6 +179,26 @@ def coerce(field_: dataclasses.Field, value, source: str):
         if isinstance(parsed, (list, dict)):
             return parsed
     return value
+
+
+_PLAIN = {bool, int, float, str, list, dict, type(None)}
+
+
+def _fits(value, kinds: set) -> bool:
+    """Whether a YAML value (not text) can be a field of these types; unknown types are not checked."""
+    if value is None or not kinds or not kinds <= _PLAIN:
+        return True
+    if isinstance(value, bool):
+        return bool in kinds
+    if isinstance(value, int):
+        return bool(kinds & {int, float, str})
+    if isinstance(value, float):
+        return float in kinds or str in kinds or (int in kinds and value.is_integer())
+    if isinstance(value, list):
+        return list in kinds
+    if isinstance(value, dict):
+        return dict in kinds
+    return True
 
 
 def _type_options(annotation) -> set:

@@ -13,6 +13,9 @@ from grpo_core.params import Param, did_you_mean
 
 _FORMATS = {".jsonl": "json", ".json": "json", ".csv": "csv", ".parquet": "parquet"}
 
+# Every few-shot example is copied into every prompt: beyond this, prompts outgrow any context window.
+MAX_FEW_SHOT = 32
+
 # Parameters shared by every dataset that maps columns (``local``, ``hub``, and plugins that want them).
 MAPPING_PARAMS = (
     Param("split", "train", str, "the split to read; slices work too, e.g. train[:500]"),
@@ -20,37 +23,58 @@ MAPPING_PARAMS = (
     Param("answer", None, str, "column exposed as 'answer', the gold answer rewards such as math read"),
     Param("columns", None, str, "more columns to expose under another name, as NEW=OLD,NEW2=OLD2"),
     Param("system_prompt", None, str, "a system message put first in every prompt"),
-    Param("few_shot", 0, int, "put N solved examples, taken out of the data, before every question"),
+    Param("few_shot", 0, int, "put N solved examples, taken out of the data, before every question", minimum=0,
+          maximum=MAX_FEW_SHOT),
     Param("few_shot_answer", None, str, "column holding the worked solution shown in few-shot examples (default: the answer column)"),
-    Param("size", None, int, "keep at most N rows (after shuffling)"),
+    Param("size", None, int, "keep at most N rows (after shuffling)", minimum=1),
     Param("shuffle", False, bool, "shuffle the rows"),
     Param("seed", 0, int, "shuffle seed"),
 )
 
 
-def load_local(path=None, **mapping):
-    """A ``datasets.Dataset`` read from a local jsonl, json, csv or parquet file, then :func:`prepare`-d."""
-    if not path:
+def load_local(path=None, files=None, **mapping):
+    """A ``datasets.Dataset`` read from a local jsonl, json, csv or parquet file, then :func:`prepare`-d.
+
+    ``path`` is one file, its name taken literally (``data[1].jsonl`` is that file); ``files`` is a
+    glob pattern (``data/*.jsonl``) whose matching files are read together.
+    """
+    import glob
+
+    if path and files:
+        raise UsageError("dataset 'local' takes path=FILE or files=PATTERN, not both")
+    if files:
+        matches = sorted(glob.glob(files))
+        if not matches:
+            raise UsageError(f"dataset pattern files='{files}' matches no file; check the folder and the pattern")
+        suffixes = {Path(m).suffix.lower() for m in matches}
+        if len(suffixes) > 1:
+            raise UsageError(f"dataset pattern files='{files}' matches files of several formats "
+                             f"({', '.join(sorted(suffixes))}); make the pattern match one format")
+        file, data_files, label = Path(matches[0]), [glob.escape(m) for m in matches], f"files '{files}'"
+    elif path:
+        file = Path(path)
+        if not file.is_file():
+            raise UsageError(f"dataset file '{path}' does not exist; pass an existing .jsonl, .csv or .parquet file "
+                             "(for several files, use files=PATTERN)")
+        data_files, label = glob.escape(str(file)), f"file '{path}'"  # a literal name, never a pattern
+    else:
         raise UsageError("dataset 'local' needs a file: add --dataset-arg path=FILE.jsonl")
-    file = Path(path)
-    if not file.is_file():
-        raise UsageError(f"dataset file '{path}' does not exist; pass an existing .jsonl, .csv or .parquet file")
     builder = _FORMATS.get(file.suffix.lower())
     if builder is None:
-        raise UsageError(f"dataset file '{path}' has an unknown extension; use one of: {', '.join(_FORMATS)}")
+        raise UsageError(f"dataset file '{file}' has an unknown extension; use one of: {', '.join(_FORMATS)}")
     from datasets import load_dataset
 
     split = mapping.pop("split", None) or "train"
     try:
-        dataset = load_dataset(builder, data_files=str(file), split=split)
+        dataset = load_dataset(builder, data_files=data_files, split=split)
     except Exception as error:
-        columns = _columns_if_empty(file, builder)
+        columns = _columns_if_empty(file, builder) if path else None
         if columns is not None:
             raise UsageError(
                 f"dataset file '{path}' has no rows; its columns: {', '.join(columns) or '(none)'}"
             ) from None
-        raise UsageError(f"could not read dataset file '{path}' (split '{split}'): {_first_line(error)}") from None
-    return prepare(dataset, f"file '{path}'", **mapping)
+        raise UsageError(f"could not read dataset {label} (split '{split}'): {_first_line(error)}") from None
+    return prepare(dataset, label, **mapping)
 
 
 def _columns_if_empty(file: Path, builder: str) -> list[str] | None:
@@ -221,8 +245,25 @@ def _first_line(error: Exception) -> str:
 
 
 def check_columns(dataset, rewards, dataset_name: str) -> None:
-    """Raise a UsageError when a selected reward reads a column the dataset lacks."""
+    """Raise a UsageError when a selected reward reads a column the dataset lacks, or that is empty in some rows.
+
+    A csv row with fewer fields than the header, or a json row without the key, reads as None there.
+    """
     have = set(dataset.column_names)
+    _check_present(dataset, rewards, dataset_name, have)
+    for reward in rewards:
+        for column, source in reward.columns.items():
+            values = dataset[source] if len(dataset) <= 100_000 else dataset.select(range(100_000))[source]
+            missing = [i for i, value in enumerate(values) if value is None]
+            if missing:
+                shown = ", ".join(str(i + 1) for i in missing[:5]) + (" ..." if len(missing) > 5 else "")
+                raise UsageError(
+                    f"dataset '{dataset_name}' has no value in column '{source}', which reward '{reward.__name__}' "
+                    f"reads, in {len(missing)} of {len(values)} rows (row {shown}); fill those rows or remove them"
+                )
+
+
+def _check_present(dataset, rewards, dataset_name: str, have: set) -> None:
     for reward in rewards:
         for column, source in reward.columns.items():
             if source not in have:

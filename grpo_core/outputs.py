@@ -42,8 +42,10 @@ def truncate_metrics(path: Path, step: int) -> None:
     path = Path(path)
     if not path.exists():
         return
+    from grpo_core.rundir import write_atomic
+
     kept = [line for line in path.read_text().splitlines() if line.strip() and json.loads(line).get("step", 0) <= step]
-    path.write_text("".join(line + "\n" for line in kept))
+    write_atomic(path, "".join(line + "\n" for line in kept))
 
 
 def read_metrics(path: Path) -> list[dict]:
@@ -91,12 +93,23 @@ class MonitorCallback(TrainerCallback):
         self.patience = patience
         self.kl_limit = kl_limit
         self.clipped_limit = clipped_limit
-        self.flat = self.clipped = 0
+        self.flat = self.clipped = self.unscored = 0
         self.warned: set[str] = set()
 
     def on_log(self, args, state, control, logs=None, **kwargs):
         if not state.is_world_process_zero or not logs or "reward_std" not in logs:
             return
+        means = [value for key, value in logs.items() if key.startswith("rewards/") and key.endswith("/mean")]
+        if means and all(not isinstance(v, (int, float)) or not math.isfinite(v) for v in means):
+            self.unscored += 1
+            self._once(
+                "unscored",
+                f"no completion of step {state.global_step} could be scored: every reward returned None (for example "
+                "a dataset whose gold answers are empty or unreadable), so the rewards taught nothing that step. "
+                "Training goes on; such steps are counted in metrics.jsonl as unscored_steps. Check the dataset "
+                "with `grpo-run check` and the answer column.",
+            )
+        logs["unscored_steps"] = self.unscored  # read by MetricsCallback, which runs after this one
         self.flat = self.flat + 1 if logs.get("reward_std", 1.0) == 0.0 else 0
         clipped = logs.get("completions/clipped_ratio", 0.0)
         self.clipped = self.clipped + 1 if clipped > self.clipped_limit else 0
@@ -137,7 +150,13 @@ class ProgressCallback(TrainerCallback):
     def on_train_begin(self, args, state, control, **kwargs):
         if not state.is_world_process_zero:
             return
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+        )
 
         self.progress = Progress(
             TextColumn("step"), MofNCompleteColumn(), BarColumn(), TextColumn("{task.fields[stats]}"),
@@ -153,9 +172,9 @@ class ProgressCallback(TrainerCallback):
     def on_log(self, args, state, control, logs=None, **kwargs):
         if self.progress is None or not logs or "reward" not in logs:
             return
-        stats = f"reward {logs['reward']:.3f}  std {logs.get('reward_std', 0.0):.3f}"
+        stats = f"reward {_number(logs['reward'], '.3f')}  std {_number(logs.get('reward_std'), '.3f')}"
         if "kl" in logs:
-            stats += f"  kl {logs['kl']:.3g}"
+            stats += f"  kl {_number(logs['kl'], '.3g')}"
         self.progress.update(self.task, stats=stats)
 
     def on_train_end(self, args, state, control, **kwargs):
@@ -193,6 +212,18 @@ class InterruptCallback(TrainerCallback):
             signal.signal(signal.SIGINT, self._previous)
 
 
+def interrupted(trainer) -> bool:
+    """True when Ctrl-C stopped ``trainer``'s run (after saving a checkpoint)."""
+    return any(isinstance(c, InterruptCallback) and c.interrupted for c in trainer.callback_handler.callbacks)
+
+
+def _number(value, spec: str) -> str:
+    """A logged value for the progress bar: a step where nothing was scored logs None or NaN."""
+    if not isinstance(value, (int, float)) or not math.isfinite(value):
+        return "-"
+    return format(value, spec)
+
+
 def plot_rewards(records: list[dict], reward_names: list[str], path: Path) -> Path | None:
     """``reward_curve.png``: one line per reward's mean and one for the weighted total."""
     steps = [r for r in records if "reward" in r]
@@ -216,8 +247,10 @@ def plot_rewards(records: list[dict], reward_names: list[str], path: Path) -> Pa
     axis.grid(alpha=0.3)
     axis.legend()
     figure.tight_layout()
-    figure.savefig(path)
+    partial = Path(path).with_name(f".{Path(path).name}.tmp.png")
+    figure.savefig(partial)
     plt.close(figure)
+    partial.replace(path)
     return Path(path)
 
 
@@ -248,7 +281,7 @@ def format_summary(rows: list[dict]) -> str:
     for row in rows:
         first, last = row["first"], row["last"]
         change = "" if first is None or last is None else (f"x{last / first:.2f}" if first > 0 else f"{last - first:+.3f}")
-        fmt = lambda v: "-" if v is None else f"{v:.3f}"  # noqa: E731
+        fmt = lambda v: "-" if v is None else f"{v:.3f}"
         lines.append(f"{row['reward']:<16}{fmt(first):>12}{fmt(last):>12}{change:>10}")
     return "\n".join(lines)
 

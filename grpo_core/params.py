@@ -17,6 +17,8 @@ class Param:
     """One parameter of a reward, dataset or profile.
 
     ``type`` is one of ``int``, ``float``, ``str``, ``bool``; ``choices`` restricts the value.
+    ``minimum`` and ``maximum`` bound a number (inclusive): give a maximum wherever a larger value
+    could exhaust the machine (a dataset's size, a count of examples per prompt).
     A ``default`` of ``None`` means "not set" (the plugin decides what that means).
     """
 
@@ -25,6 +27,8 @@ class Param:
     type: type = str
     help: str = ""
     choices: tuple | None = None
+    minimum: float | None = None
+    maximum: float | None = None
 
     def parse(self, value: Any, owner: str) -> Any:
         """Return ``value`` converted to this parameter's type, or raise a UsageError naming it."""
@@ -42,12 +46,23 @@ class Param:
             raise UsageError(
                 f"{where} must be one of: {', '.join(map(str, self.choices))}; got {value!r}"
             )
+        low, high = self.minimum, self.maximum
+        if (low is not None and parsed < low) or (high is not None and parsed > high):
+            raise UsageError(f"{where} must be {self.range_text()}; got {parsed}")
         return parsed
+
+    def range_text(self) -> str:
+        low, high = self.minimum, self.maximum
+        if low is not None and high is not None:
+            return f"between {low:g} and {high:g}"
+        return f"at least {low:g}" if low is not None else f"at most {high:g}"
 
     def describe(self) -> str:
         text = f"{self.name}={self.default}"
         if self.choices:
             text += f" ({'|'.join(map(str, self.choices))})"
+        elif self.minimum is not None or self.maximum is not None:
+            text += f" ({self.range_text()})"
         return text
 
 

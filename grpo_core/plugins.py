@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sys
@@ -66,7 +67,8 @@ def load_plugins() -> tuple[pluggy.PluginManager, list[PluginInfo]]:
         seen.add(key)
         info = PluginInfo(ep.name, dist_name, ep.dist.version if ep.dist else "")
         try:
-            info.module = ep.load()
+            with contextlib.redirect_stdout(sys.stderr):  # stdout belongs to --json and --dry-run
+                info.module = ep.load()
             pm.register(info.module, name=f"{dist_name}:{ep.name}")
         except Exception as error:
             info.module = None
@@ -104,6 +106,8 @@ class Registry:
         self.pm = pm
         self.plugins = infos
         self.items: dict[str, dict[str, object]] = {kind: {} for kind in KINDS}
+        # kind -> name -> every distribution registering it, for names registered more than once
+        self.duplicates: dict[str, dict[str, list[str]]] = {kind: {} for kind in KINDS}
         self._by_module = {id(info.module): info for info in infos if info.module is not None}
         for kind in KINDS:
             hook = getattr(pm.hook, f"register_{kind}")
@@ -115,29 +119,31 @@ class Registry:
 
     def _call(self, impl, kind: str, info: PluginInfo) -> None:
         table = self.items[kind]
-        singular = kind[:-1]
 
         def register(spec) -> None:
             existing = table.get(spec.name)
-            if existing is not None:
-                raise PluginError(
-                    f"{singular} '{spec.name}' is registered by both {existing.distribution} and "
-                    f"{info.distribution}; uninstall one, or block one with GRPO_DISABLE_PLUGINS={info.distribution}"
-                )
-            spec = _with_distribution(spec, info.distribution)
-            table[spec.name] = spec
             info.registers[kind].append(spec.name)
+            if existing is not None:  # an error only where the name is used (see get)
+                owners = self.duplicates[kind].setdefault(spec.name, [existing.distribution])
+                owners.append(info.distribution)
+                return
+            table[spec.name] = _with_distribution(spec, info.distribution)
 
         try:
-            impl.function(register=register)
-        except PluginError:
-            raise
+            with contextlib.redirect_stdout(sys.stderr):
+                impl.function(register=register)
         except Exception as error:
             info.error = f"register_{kind} raised {type(error).__name__}: {error}"
             _report_failure(info)
 
     def get(self, kind: str, name: str):
         table = self.items[kind]
+        owners = self.duplicates[kind].get(name)
+        if owners:
+            raise UsageError(
+                f"{kind[:-1]} '{name}' is registered by both {' and '.join(owners)}; uninstall one, or block one "
+                f"with GRPO_DISABLE_PLUGINS={owners[-1]}"
+            )
         if name not in table:
             singular = kind[:-1]
             installed = ", ".join(sorted(table)) or "(none)"
@@ -154,6 +160,8 @@ class Registry:
         return self.get("profiles", name)
 
     def model(self, name: str):
+        if name in self.duplicates["models"]:
+            return self.get("models", name)
         return self.items["models"].get(name)
 
     def add_commands(self, cli) -> None:
@@ -162,7 +170,8 @@ class Registry:
             info = self._by_module.get(id(impl.plugin))
             before = set(cli.commands)
             try:
-                impl.function(cli=cli)
+                with contextlib.redirect_stdout(sys.stderr):
+                    impl.function(cli=cli)
             except Exception as error:
                 if info is not None:
                     info.error = f"register_commands raised {type(error).__name__}: {error}"

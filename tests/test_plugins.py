@@ -1,3 +1,5 @@
+import json
+
 import pytest
 
 from grpo_core import RewardSpec, hookimpl
@@ -71,28 +73,41 @@ def test_in_test_registration_is_undone_after():
     assert "echo-len" not in get_registry().items["rewards"]
 
 
-def test_duplicate_names_are_an_error_naming_both_distributions():
+def test_duplicate_names_are_an_error_only_where_used_naming_both_distributions():
     class Twin:
         @hookimpl
         def register_rewards(self, register):
             register(RewardSpec("echo-len", "Same name again", lambda c: 0.0))
 
-    with pytest.raises(PluginError, match="reward 'echo-len' is registered by both first-dist and first-dist"):
-        with registered(EchoPlugin(), Twin(), distribution="first-dist"):
-            pass
+    with registered(Twin(), EchoPlugin(), distribution="first-dist") as registry:
+        assert registry.duplicates["rewards"] == {"echo-len": ["first-dist", "first-dist"]}
+        with pytest.raises(UsageError, match="reward 'echo-len' is registered by both first-dist and first-dist"):
+            registry.reward("echo-len")
+        registry.reward("length")  # every other name keeps working
 
 
 def test_duplicate_across_distributions_names_both(installed_fixture_plugins):
+    from click.testing import CliRunner
+
+    from grpo_core.cli import cli
+
     class Clash:
         @hookimpl
         def register_rewards(self, register):
             register(RewardSpec("shout", "Clashes with the fixture plugin", lambda c: 0.0))
 
-    with pytest.raises(PluginError) as error:
-        with registered(Clash(), distribution="clash-dist"):
-            pass
+    with registered(Clash(), distribution="clash-dist") as registry:
+        with pytest.raises(UsageError) as error:
+            registry.reward("shout")
+        listing = CliRunner().invoke(cli, ["plugins", "--json"])
+        helped = CliRunner().invoke(cli, ["--help"])
+        used = CliRunner().invoke(cli, ["--reward", "shout", "--dataset", "local", "--model", "tiny-random", "--dry-run"])
     message = str(error.value)
     assert "grpo-fixture-plugin" in message and "clash-dist" in message and "GRPO_DISABLE_PLUGINS" in message
+    assert listing.exit_code == 0 and helped.exit_code == 0, listing.output + helped.output
+    rows = {row["distribution"]: row for row in json.loads(listing.stdout)}
+    assert rows["clash-dist"]["clashes"] == ["reward 'shout'"]
+    assert used.exit_code == 2 and "reward 'shout' is registered by both" in used.output and "Traceback" not in used.output
 
 
 def test_unknown_name_lists_installed_and_a_close_match():

@@ -92,11 +92,11 @@ ARITHMETIC = DatasetSpec(
     columns=("prompt", "answer"),
     params=(
         Param("split", "train", str, "train or test (different questions for the same seed)", SPLITS),
-        Param("size", 1000, int, "number of questions"),
+        Param("size", 1000, int, "number of questions", minimum=1, maximum=100_000),
         Param("seed", 0, int, "generator seed: the same seed gives the same questions"),
         Param("difficulty", "easy", str, "easy: one + or - up to 20; medium: + - x / up to 100; hard: multi-step", DIFFICULTIES),
         Param("system_prompt", ARITHMETIC_SYSTEM_PROMPT, str, "system message put before each question"),
-        Param("few_shot", 2, int, "worked examples put before each question as earlier chat turns"),
+        Param("few_shot", 2, int, "worked examples put before each question as earlier chat turns", minimum=0, maximum=32),
     ),
 )
 
