@@ -252,6 +252,10 @@ def build_trainer(run: ResolvedRun, progress: bool = True):
         processing_class=tokenizer,
         peft_config=peft_config,
     )
+    # A dataset's own callbacks (a curriculum's level) go first, so what they log reaches metrics.jsonl.
+    if run.dataset_spec is not None and run.dataset_spec.callbacks is not None:
+        for callback in run.dataset_spec.callbacks(run.dataset, run.dataset_params):
+            trainer.add_callback(callback)
     trainer.add_callback(outputs.MonitorCallback(warn=lambda message: log_stderr(f"warning: {message}")))
     trainer.add_callback(outputs.MetricsCallback(output_dir / outputs.METRICS_FILE))
     every = max(1, (args.max_steps if args.max_steps > 0 else 100) // 10)

@@ -6,7 +6,6 @@ imported only inside the functions that use them.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 
 from grpo_core import DatasetSpec, Direction, Param, RewardSpec, hookimpl
@@ -45,12 +44,6 @@ def _callbacks(dataset, params):
     return [found] if found is not None else []
 
 
-def _optional(cls, **fields) -> dict:
-    """Fields this grpo-core's spec class has (a curriculum needs the dataset-callback and score-observer hooks)."""
-    known = {field.name for field in dataclasses.fields(cls)}
-    return {name: value for name, value in fields.items() if name in known}
-
-
 SPEC = RewardSpec(
     name="reasoning-gym",
     description="1 if the answer is right for the row's reasoning-gym task (exact numbers, else the task's checker), "
@@ -73,7 +66,9 @@ SPEC = RewardSpec(
     rows=checks.rows,
     gold=checks.gold,
     validate=_validate,
-    **_optional(RewardSpec, degenerate=checks.degenerate, row_problems=checks.row_problems, observe=_observe),
+    degenerate=checks.degenerate,
+    row_problems=checks.row_problems,
+    observe=_observe,
 )
 
 DATASET = DatasetSpec(
@@ -95,7 +90,7 @@ DATASET = DatasetSpec(
         Param("threshold", 0.7, float, "curriculum: rolling accuracy that raises the level"),
         Param("window", 64, int, "curriculum: completions in the rolling accuracy"),
     ),
-    **_optional(DatasetSpec, callbacks=_callbacks),
+    callbacks=_callbacks,
 )
 
 
