@@ -664,9 +664,9 @@ class _RewardCheck:
             plan.append((f"direction: {direction.description}", lambda d, direction=direction: self.check_direction(direction, d)))
         if not self.spec.directions:
             plan.append(("direction", None))
+        plan.append(("degenerate", self.check_degenerate))  # before hostile, whose slow texts can spend the budget
         plan += [("deterministic", self.check_deterministic), ("batch-independent", self.check_batch),
                  ("shapes", self.check_shapes), ("hostile", self.check_hostile)]
-        plan.append(("degenerate", self.check_degenerate))
         if self.reward.columns:
             plan.append(("rows", self.check_rows))
         results: list[PropertyResult] = []
@@ -1054,21 +1054,27 @@ class _RewardCheck:
 
     # the exploit audit: completions that skip the task, and rows the reward cannot use
 
-    def _drawn(self, strategy, n: int) -> list:
-        """Up to ``n`` examples drawn from ``strategy`` with the run's seed, without shrinking."""
+    def _drawn(self, strategy, n: int, deadline: float = math.inf) -> list:
+        """Up to ``n`` examples drawn from ``strategy`` with the run's seed, without shrinking; fewer if
+        ``deadline`` passes first (at least one)."""
         from hypothesis import HealthCheck, Phase, Verbosity, given, settings
         from hypothesis import seed as seed_decorator
 
         drawn: list = []
 
         def collect(example):
+            if drawn and time.monotonic() > deadline:
+                raise _OutOfTime()
             drawn.append(example)
 
         run = seed_decorator(self.seed)(
             settings(max_examples=max(1, n), database=None, deadline=None, phases=[Phase.generate],
                      suppress_health_check=list(HealthCheck), verbosity=Verbosity.quiet)(given(strategy)(collect))
         )
-        run()
+        try:
+            run()
+        except _OutOfTime:
+            pass
         return drawn
 
     def _prompted_rows(self, vi: int):
@@ -1093,7 +1099,7 @@ class _RewardCheck:
         try:
             strategy = self._per_variant("degenerate", lambda vi: (
                 self._prompted_rows(vi), st.lists(self._choices(vi), min_size=1, max_size=3)))
-            examples = self._drawn(strategy, self.max_examples)
+            examples = self._drawn(strategy, self.max_examples, deadline)
         except Exception as error:
             return self._result("degenerate", FAIL, f"the check could not run: drawing rows raised "
                                                     f"{type(error).__name__}: {_first_line(error)}")
@@ -1186,7 +1192,7 @@ class _RewardCheck:
         elif self.spec.rows is not None:
             try:
                 rows = self._drawn(self.spec.rows(variant.params).map(lambda row: self._columns(variant, row)),
-                                   ROW_SURVEY_SIZE)
+                                   ROW_SURVEY_SIZE, deadline)
             except Exception as error:
                 return self._result("rows", FAIL, f"the check could not run: the reward's rows strategy raised "
                                                   f"{type(error).__name__}: {_first_line(error)}")
