@@ -1155,7 +1155,7 @@ class _RewardCheck:
         best = self.lo if best is None else best
         far = not math.isfinite(self.hi) or best - self.lo < FAR_BELOW_SHARE * (self.hi - self.lo)
         threshold = self.lo + share * (self.hi - self.lo)
-        tol = 1e-9 * max(1.0, abs(threshold), abs(top or 0.0))
+        tol = 1e-9 * max(1.0, abs(self.lo), abs(top or 0.0), abs(threshold) if math.isfinite(threshold) else 0.0)
         over = []
         for item, score in zip(items[k:], scores[k:]):
             if score is None:

@@ -77,15 +77,18 @@ def prompt_expressions(prompt: str) -> list[str]:
     return found
 
 
-def prompt_numbers(prompt: str, template: str = "{}", limit: int = 8) -> list[tuple[str, str]]:
+def prompt_numbers(prompt: str, template: str = "{}", limit: int = 8, exclude=()) -> list[tuple[str, str]]:
     """The prompt's own expressions and numbers, each put in ``template``: answers copied, not computed.
 
     For ``What is 4 + 18?`` with ``template="<answer>{}</answer>"``: ``<answer>4 + 18</answer>``,
-    ``<answer>4</answer>`` and ``<answer>18</answer>``. At most ``limit`` completions.
+    ``<answer>4</answer>`` and ``<answer>18</answer>``. At most ``limit`` completions. Numbers
+    in ``exclude`` (such as the gold answer: in ``What is 0 + 7?`` copying 7 is right) are left out;
+    compare more loosely by filtering the result with your reward's own number comparison.
     """
     prompt = prompt or ""
+    skip = {str(value).strip() for value in exclude}
     pairs = [(f"an expression from the prompt, {_clip_label(e)}", _fill(template, e)) for e in prompt_expressions(prompt)]
-    numbers = list(dict.fromkeys(m.group() for m in re.finditer(_NUMBER, prompt)))
+    numbers = [n for n in dict.fromkeys(m.group() for m in re.finditer(_NUMBER, prompt)) if n not in skip]
     pairs += [(f"a number from the prompt, {_clip_label(n)}", _fill(template, n)) for n in numbers]
     return pairs[:limit]
 
