@@ -1118,8 +1118,7 @@ class _RewardCheck:
         how = (f"{tried} degenerate completions scored on {rows} row{'s' * (rows != 1)}"
                + (", then the time budget was spent" if stopped else ""))
         if self.spec.degenerate is None:
-            how += ("; only the generic ones (empty, whitespace, the prompt copied back, padding, repetition): "
-                    "the reward declares none of its own; " + _DECLARE["degenerate"])
+            how += f"; only the generic ones, as the reward {_GENERIC_ONLY}"
         return self._result("degenerate", PASS, how, examples=rows)
 
     def _audit_row(self, vi: int, columns: dict, prompt: str, choices: list, share: float):
@@ -1368,6 +1367,9 @@ def _cell(results: list[PropertyResult]) -> tuple[str, str]:
     return "skip", "dim"
 
 
+_GENERIC_ONLY = "declares none of its own"
+
+
 def _not_checked(result: PropertyResult) -> str:
     """Why ``result``'s property was not checked, or only in part, and how to have it checked; "" if it was."""
     message = result.message
@@ -1378,19 +1380,22 @@ def _not_checked(result: PropertyResult) -> str:
         for prefix in ("not run: ", "interrupted: "):
             message = message.removeprefix(prefix)
         return f"not checked, {message}" if message else "not checked"
-    if result.status == PASS and ("declares none of its own" in message or "time budget was spent" in message):
+    if result.status == PASS and result.property == "degenerate" and _GENERIC_ONLY in message:
+        return ("checked only with the generic completions (empty, whitespace, the prompt copied back, padding, "
+                f"repetition): the reward {_GENERIC_ONLY}; {_DECLARE['degenerate']}")
+    if result.status == PASS and "time budget was spent" in message:
         return f"checked only in part: {message}"
     return ""
 
 
 def preflight_summary(report: CheckReport, rows: int) -> list[str]:
-    """What preflight prints when no property failed: what held, on how many rows, what was not checked
-    and why, and the problems found in the dataset's rows (warnings: the run goes on)."""
-    held = sum(r.status == PASS for r in report.results)
-    unchecked = report.unchecked()
+    """What preflight prints when no property failed: on how many rows, what the rewards do not declare and so
+    was not checked (with how to declare it), and the problems found in the dataset's rows (warnings: the run
+    goes on). Properties its time budget cut short are left to the full report, as they vary from run to run."""
+    unchecked = [line for line in report.unchecked() if "time budget" not in line]
     names = ", ".join(report.rewards)
-    lines = [f"preflight: {names}: {held} property checks held on {rows} dataset row{'s' * (rows != 1)}, none failed"
-             + (f"; {len(unchecked)} not checked or only in part:" if unchecked else "")]
+    lines = [f"preflight: {names}: no property failed on {rows} dataset row{'s' * (rows != 1)} (a quick check: "
+             f"grpo-run check runs the full suite)" + (f"; not checked or only in part:" if unchecked else "")]
     lines += [f"preflight:   {line}" for line in unchecked]
     lines += [f"preflight: warning: {line}" for line in report.warnings()]
     return lines

@@ -144,8 +144,9 @@ def test_report_says_in_words_what_was_not_checked_and_how_to_declare_it():
                                'directions=(Direction("') for line in lines)
     assert any(line.startswith("half / gold: not checked, the reward declares none; declare one like this: gold=")
                for line in lines)
-    assert any(line.startswith("half / degenerate: checked only in part:") and "declares none of its own" in line
-               for line in lines)
+    assert "half / degenerate: checked only with the generic completions (empty, whitespace, the prompt copied " \
+           "back, padding, repetition): the reward declares none of its own; declare them like this: degenerate=" \
+           in "\n".join(lines)
     text = format_report(report)
     assert "not checked, or checked only in part:" in text and "2 not checked, 1 checked only in part" in text
     assert json.loads(report.to_json())["not_checked"] == lines
@@ -161,8 +162,8 @@ def test_report_says_when_a_reward_reads_columns_without_a_rows_strategy():
 def test_preflight_summary_names_what_held_and_what_was_not_checked():
     report = preflight([Reward(fx.HALF, fx.HALF.resolve())], [{"prompt": "p"}])
     lines = preflight_summary(report, 1)
-    assert lines[0].startswith("preflight: half: ") and "property checks held on 1 dataset row, none failed" in lines[0]
-    assert "3 not checked or only in part:" in lines[0]
+    assert lines[0] == ("preflight: half: no property failed on 1 dataset row (a quick check: grpo-run check runs "
+                        "the full suite); not checked or only in part:")
     assert any("half / direction: not checked, the reward declares none" in line for line in lines[1:])
 
 
@@ -217,7 +218,7 @@ def test_training_preflight_prints_what_was_checked_and_the_row_warnings(tmp_pat
                                           f"path={data}", "--model", "tiny-random", "--dry-run"])
     assert result.exit_code == 0, result.output
     assert "rewards passed" not in result.output
-    assert "preflight: reads-gold: " in result.output and "held on 4 dataset rows, none failed" in result.output
+    assert "preflight: reads-gold: no property failed on 4 dataset rows" in result.output
     assert ("preflight: warning: reward 'reads-gold': gold answer cannot be read in 1 of 4 rows (25.0%), e.g. 'seven'"
             in result.output)
 
