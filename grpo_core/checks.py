@@ -43,6 +43,15 @@ PROPERTIES = {
     "hostile": "hostile text (empty, 1 MB, control characters, surrogates, unbalanced tags, deep JSON, LaTeX bombs) never crashes it or scores outside the bounds",
     "time": "each completion is scored within {seconds:g} s",
 }
+PROPERTIES["degenerate"] = ("no completion that skips the task (empty, whitespace, the prompt copied back, padding, "
+                            "repetition, and the ones the reward declares) scores more than {threshold}")
+PROPERTIES["rows"] = "the reward's row_problems finds nothing that makes a row unfit for it"
+
+WARN = "warn"  # a finding that does not stop a run (a dataset row the reward cannot use)
+# Above the low bound by less than this share of the bounds' range, the reward pays "nothing": its declared
+# upper bound says nothing about what it pays, so a degenerate completion is compared with real ones instead.
+FAR_BELOW_SHARE = 0.01
+ROW_SURVEY_SIZE = 50  # rows drawn from a reward's rows strategy to look for row problems
 
 
 @dataclass
@@ -108,7 +117,23 @@ class CheckReport:
             "seconds": round(self.seconds, 3),
             "params": _json_safe(self.params),
             "results": [r.to_dict() for r in self.results],
+            "not_checked": self.unchecked(),
+            "warnings": self.warnings(),
         }
+
+    def unchecked(self) -> list[str]:
+        """Each property not checked, or checked only in part, in words: why, and how to have it checked."""
+        return [f"{r.reward} / {r.property}: {_not_checked(r)}" for r in self.results if _not_checked(r)]
+
+    def warnings(self) -> list[str]:
+        """One line per problem found in dataset rows, such as
+        ``reward 'math': gold answer cannot be read in 12 of 200 rows (6.0%), e.g. 'forty two', 'seven'``."""
+        lines = []
+        for r in self.results:
+            if r.status == WARN:
+                problems = (r.counterexample or {}).get("problems") or []
+                lines += [f"reward '{r.reward}': {_problem_line(p)}" for p in problems] or [f"reward '{r.reward}': {r.message}"]
+        return lines
 
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent)
@@ -632,8 +657,11 @@ class _RewardCheck:
             plan.append((f"direction: {direction.description}", lambda d, direction=direction: self.check_direction(direction, d)))
         if not self.spec.directions:
             plan.append(("direction", None))
+        plan.append(("degenerate", self.check_degenerate))  # before hostile, whose slow texts can spend the budget
         plan += [("deterministic", self.check_deterministic), ("batch-independent", self.check_batch),
                  ("shapes", self.check_shapes), ("hostile", self.check_hostile)]
+        if self.reward.columns:
+            plan.append(("rows", self.check_rows))
         results: list[PropertyResult] = []
         hung: _Hung | None = None
         for index, (name, runner) in enumerate(plan):
@@ -1023,6 +1051,226 @@ class _RewardCheck:
         result.seconds = time.monotonic() - started
         return result
 
+    # the exploit audit: completions that skip the task, and rows the reward cannot use
+
+    def _drawn(self, strategy, n: int, deadline: float = math.inf) -> list:
+        """Up to ``n`` examples drawn from ``strategy`` with the run's seed, without shrinking; fewer if
+        ``deadline`` passes first (at least one)."""
+        from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+        from hypothesis import seed as seed_decorator
+
+        drawn: list = []
+
+        def collect(example):
+            if drawn and time.monotonic() > deadline:
+                raise _OutOfTime()
+            drawn.append(example)
+
+        run = seed_decorator(self.seed)(
+            settings(max_examples=max(1, n), database=None, deadline=None, phases=[Phase.generate],
+                     suppress_health_check=list(HealthCheck), verbosity=Verbosity.quiet)(given(strategy)(collect))
+        )
+        try:
+            run()
+        except _OutOfTime:
+            pass
+        return drawn
+
+    def _prompted_rows(self, vi: int):
+        """Strategy of (columns, prompt text): real rows with their prompts, rows from the reward's rows strategy
+        (its optional ``prompt`` key is the prompt), or drawn text columns with no prompt."""
+        from hypothesis import strategies as st
+
+        variant = self.variants[vi]
+        if self.rows:
+            return st.sampled_from(self.rows).map(lambda row: (self._columns(variant, row), _prompt_of(row)))
+        if self.spec.rows is not None:
+            return self.spec.rows(variant.params).map(lambda row: (self._columns(variant, row), _prompt_of(row)))
+        return self._row(vi).map(lambda columns: (columns, ""))
+
+    def check_degenerate(self, deadline: float) -> PropertyResult:
+        share = float(self.spec.degenerate_share)
+        if share >= 1.0:
+            return self._result("degenerate", SKIP, f"the reward sets degenerate_share={share:g}, so it may pay a "
+                                                    "completion that skips the task up to its high bound")
+        from hypothesis import strategies as st
+
+        try:
+            strategy = self._per_variant("degenerate", lambda vi: (
+                self._prompted_rows(vi), st.lists(self._choices(vi), min_size=1, max_size=3)))
+            examples = self._drawn(strategy, self.max_examples, deadline)
+        except Exception as error:
+            return self._result("degenerate", FAIL, f"the check could not run: drawing rows raised "
+                                                    f"{type(error).__name__}: {_first_line(error)}")
+        rows = tried = 0
+        stopped = False
+        for vi, (columns, prompt), choices in examples:
+            if rows and time.monotonic() > deadline:
+                stopped = True
+                break
+            found = self._audit_row(vi, columns, prompt, choices, share)
+            if isinstance(found, PropertyResult):
+                found.examples = rows + 1
+                return found
+            rows += 1
+            tried += found
+        how = (f"{tried} degenerate completions scored on {rows} row{'s' * (rows != 1)}"
+               + (", then the time budget was spent" if stopped else ""))
+        if self.spec.degenerate is None:
+            how += f"; only the generic ones, as the reward {_GENERIC_ONLY}"
+        return self._result("degenerate", PASS, how, examples=rows)
+
+    def _audit_row(self, vi: int, columns: dict, prompt: str, choices: list, share: float):
+        """Score the degenerate completions for one row next to real ones (the gold and drawn completions);
+        a PropertyResult when one is paid too much, else how many were scored."""
+        from grpo_core.degenerate import generic_degenerate, padding_to
+
+        params = self.variants[vi].params
+        declared: list = []
+        if self.spec.degenerate is not None:
+            try:
+                declared = self.spec.degenerate(prompt, self._by_name(vi, columns), params)
+            except Exception as error:
+                return self._result("degenerate", FAIL, f"degenerate() raised {type(error).__name__}: {_first_line(error)}",
+                                    self.example(vi, [_Item("", columns, prompt)]))
+            declared, problem = _degenerate_pairs(declared)
+            if problem:
+                return self._result("degenerate", FAIL, problem, self.example(vi, [_Item("", columns, prompt)]))
+        real = [self._gold_item(vi, columns, prompt)] if self.spec.gold is not None else []
+        real += [self._item(vi, choice, columns, prompt) for choice in choices]
+        lengths = sorted({len(item.text) for item in real if item.text}, reverse=True)[:3]
+        suspects: dict[str, str] = {}  # text -> label: each text scored once, under its first label
+        for label, text in generic_degenerate(prompt) + [p for n in lengths for p in padding_to(n)] + declared:
+            suspects.setdefault(text, label)
+        items = real + [_Item(text, columns, prompt, label) for text, label in suspects.items()]
+        outcome = self.call(vi, items)
+        if outcome.raised is not None or not outcome.scores:
+            return 0  # a crash is the output property's finding
+        scores, k = outcome.scores, len(real)
+        paid = [s for s in scores[:k] if s is not None]
+        top = max(paid) if paid else None
+        best = max(scores, key=lambda s: -math.inf if s is None else s)
+        best = self.lo if best is None else best
+        far = not math.isfinite(self.hi) or best - self.lo < FAR_BELOW_SHARE * (self.hi - self.lo)
+        threshold = self.lo + share * (self.hi - self.lo)
+        tol = 1e-9 * max(1.0, abs(self.lo), abs(top or 0.0), abs(threshold) if math.isfinite(threshold) else 0.0)
+        over = []
+        for item, score in zip(items[k:], scores[k:]):
+            if score is None:
+                continue
+            if math.isfinite(self.hi) and score > threshold + tol:
+                over.append((score, item))
+            elif far and top is not None and score > self.lo + tol and score >= top - tol:
+                over.append((score, item))
+        if not over:
+            return sum(s is not None for s in scores[k:])
+        score, item = max(over, key=lambda found: found[0])  # the first of the highest
+        if far:
+            best_real = real[scores[:k].index(top)]
+            bound = (f"the best score of a real completion (the gold or a drawn one), {top!r} for "
+                     f"{_clip_repr(best_real.text)}; the declared high bound {self.hi:g} is far above anything the "
+                     f"reward paid, so it is no guide")
+            detail = f"{item.label}, {_clip_repr(item.text)}, scored {score!r}, at or above that best score"
+            limit = {"best real completion": _clip(best_real.text), "best real score": top}
+        else:
+            bound = (f"{threshold:g}, {share:g} of the way from the low bound {self.lo:g} to the high bound "
+                     f"{self.hi:g} (degenerate_share={share:g})")
+            detail = f"{item.label}, {_clip_repr(item.text)}, scored {score!r}, above {threshold:g}"
+            limit = {"threshold": threshold}
+        others = [f"{o.label} ({s!r})" for s, o in over if o is not item]
+        if others:
+            detail += f"; {len(others)} more paid too: " + ", ".join(others[:4]) + (", ..." if len(others) > 4 else "")
+        message = f"degenerate violated: {PROPERTIES['degenerate'].format(threshold=bound)}; {detail}"
+        return self._result("degenerate", FAIL, message, self.example(vi, [item], scores=[score], **limit))
+
+    def check_rows(self, deadline: float) -> PropertyResult:
+        variant = self.reward
+        if self.rows:
+            rows, where = [self._columns(variant, row) for row in self.rows], "dataset rows"
+        elif self.spec.rows is not None:
+            try:
+                rows = self._drawn(self.spec.rows(variant.params).map(lambda row: self._columns(variant, row)),
+                                   ROW_SURVEY_SIZE, deadline)
+            except Exception as error:
+                return self._result("rows", FAIL, f"the check could not run: the reward's rows strategy raised "
+                                                  f"{type(error).__name__}: {_first_line(error)}")
+            where = "rows drawn from the reward's rows strategy"
+        else:
+            names = ", ".join(variant.columns)
+            return self._result("rows", SKIP, f"the reward declares no rows strategy, so the checks drew its columns "
+                                              f"({names}) as random text; " + _DECLARE["rows"])
+        if self.spec.row_problems is None:
+            return self._result("rows", SKIP, "the reward declares no row_problems; " + _DECLARE["row_problems"])
+        found: dict[str, list] = {}  # problem -> [rows with it, examples]
+        looked = 0
+        for row in rows:
+            if looked and time.monotonic() > deadline:
+                break
+            looked += 1
+            try:
+                problems = list(self.spec.row_problems(self._by_name(0, row), variant.params) or [])
+            except Exception as error:
+                problems = [(f"row_problems() raised {type(error).__name__}", _first_line(error))]
+            for problem in dict.fromkeys(str(p) for p, _ in problems):
+                found.setdefault(problem, [0, []])[0] += 1
+            for problem, example in problems:
+                examples = found[str(problem)][1]
+                if len(examples) < 3 and _clip(str(example), 60) not in examples:
+                    examples.append(_clip(str(example), 60))
+        if not found:
+            return self._result("rows", PASS, f"row_problems found nothing in {looked} {where}", examples=looked)
+        summary = [{"problem": problem, "rows": count, "of": looked, "examples": examples}
+                   for problem, (count, examples) in sorted(found.items(), key=lambda f: -f[1][0])]
+        return self._result("rows", WARN, "; ".join(_problem_line(p) for p in summary),
+                            {"problems": summary, "looked_at": where}, looked)
+
+
+# How to declare what a property needs, said where the report says the property was not checked.
+_DECLARE = {
+    "direction": ('declare one like this: directions=(Direction("a completion closer to the target scores at '
+                  'least as high", pairs),), where pairs(params) returns a hypothesis strategy of (better, worse, '
+                  "columns), e.g. grpo_core.testing.ranked_pairs(...)"),
+    "gold": ("declare one like this: gold=lambda columns, params: f\"<answer>{columns['answer']}</answer>\", "
+             "a completion that must score the high bound"),
+    "rows": ('declare one like this: rows=lambda params: st.fixed_dictionaries({"answer": st.integers().map(str)}), '
+             "a hypothesis strategy of valid rows (a \"prompt\" key gives the row's prompt)"),
+    "row_problems": ('declare one like this: row_problems=lambda columns, params: [("gold answer cannot be read", '
+                     'columns["answer"])] if ... else [], what makes one dataset row unfit for the reward'),
+    "degenerate": ("declare them like this: degenerate=lambda prompt, columns, params: [(label, completion), ...], "
+                   "built with grpo_core.testing's copied_prompt, prompt_numbers, placeholders, padded and repeated"),
+}
+
+
+def _prompt_of(row) -> str:
+    from grpo_core.rewards import completion_text
+
+    return completion_text(row.get("prompt")) if isinstance(row, dict) else ""
+
+
+def _degenerate_pairs(value) -> tuple[list, str]:
+    """The (label, completion text) pairs a degenerate() callable returned, or why they are not that."""
+    from grpo_core.rewards import completion_text
+
+    expected = "degenerate() must return a list of (label, completion) pairs"
+    try:
+        pairs = list(value or [])
+    except TypeError:
+        return [], f"{expected}, got {_clip_repr(value)}"
+    out = []
+    for pair in pairs:
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            return [], f"{expected}, got the item {_clip_repr(pair)}"
+        out.append((str(pair[0]), completion_text(pair[1])))
+    return out, ""
+
+
+def _problem_line(problem: dict) -> str:
+    """``gold answer cannot be read in 12 of 200 rows (6.0%), e.g. 'forty two', 'seven'``"""
+    share = 100.0 * problem["rows"] / max(1, problem["of"])
+    examples = ", ".join(_clip_repr(e, 40) for e in problem["examples"])
+    return f"{problem['problem']} in {problem['rows']} of {problem['of']} rows ({share:.1f}%)" + (
+        f", e.g. {examples}" if examples else "")
+
 
 def _param_variants(reward: Reward) -> list[Reward]:
     """The reward with one parameter changed at a time, to sensible values that validate.
@@ -1096,7 +1344,7 @@ def _json_safe(value: Any) -> Any:
 # --- the report, as text --------------------------------------------------------------------
 
 _ROWS = ("columns", "output", "bounds", "gold", "direction", "deterministic", "batch-independent", "shapes",
-         "hostile", "time")
+         "hostile", "degenerate", "rows", "time")
 
 
 def _row_of(prop: str) -> str:
@@ -1111,9 +1359,45 @@ def _cell(results: list[PropertyResult]) -> tuple[str, str]:
     several = len(results) > 1
     if failed:
         return ("FAIL" + (f" {len(failed)}/{len(results)}" if several else "")), "bold red"
+    if any(r.status == WARN for r in results):
+        return "warn", "yellow"
     if passed:
         return ("pass" + (f" {len(passed)}/{len(results)}" if several else "")), "green"
     return "skip", "dim"
+
+
+_GENERIC_ONLY = "declares none of its own"
+
+
+def _not_checked(result: PropertyResult) -> str:
+    """Why ``result``'s property was not checked, or only in part, and how to have it checked; "" if it was."""
+    message = result.message
+    if result.status == SKIP:
+        prop = _row_of(result.property)
+        if prop in ("direction", "gold") and "declares no" in message:
+            return f"not checked, the reward declares none; {_DECLARE[prop]}"
+        for prefix in ("not run: ", "interrupted: "):
+            message = message.removeprefix(prefix)
+        return f"not checked, {message}" if message else "not checked"
+    if result.status == PASS and result.property == "degenerate" and _GENERIC_ONLY in message:
+        return ("checked only with the generic completions (empty, whitespace, the prompt copied back, padding, "
+                f"repetition): the reward {_GENERIC_ONLY}; {_DECLARE['degenerate']}")
+    if result.status == PASS and "time budget was spent" in message:
+        return f"checked only in part: {message}"
+    return ""
+
+
+def preflight_summary(report: CheckReport, rows: int) -> list[str]:
+    """What preflight prints when no property failed: on how many rows, what the rewards do not declare and so
+    was not checked (with how to declare it), and the problems found in the dataset's rows (warnings: the run
+    goes on). Properties its time budget cut short are left to the full report, as they vary from run to run."""
+    unchecked = [line for line in report.unchecked() if "time budget" not in line]
+    names = ", ".join(report.rewards)
+    lines = [f"preflight: {names}: no property failed on {rows} dataset row{'s' * (rows != 1)} (a quick check: "
+             f"grpo-run check runs the full suite)" + (f"; not checked or only in part:" if unchecked else "")]
+    lines += [f"preflight:   {line}" for line in unchecked]
+    lines += [f"preflight: warning: {line}" for line in report.warnings()]
+    return lines
 
 
 def format_report(report: CheckReport, color: bool = False, width: int | None = None) -> str:
@@ -1126,9 +1410,12 @@ def format_report(report: CheckReport, color: bool = False, width: int | None = 
         for row in rows for reward in rewards
     }
     failures = report.failures
-    counts = {status: sum(r.status == status for r in report.results) for status in (PASS, FAIL, SKIP)}
-    summary = (f"{counts[FAIL]} failed, {counts[PASS]} passed, {counts[SKIP]} skipped in {report.seconds:.1f} s "
-               f"(seed {report.seed}; repeat with --seed {report.seed})")
+    counts = {status: sum(r.status == status for r in report.results) for status in (PASS, FAIL, SKIP, WARN)}
+    warned = f", {counts[WARN]} with warnings" if counts[WARN] else ""
+    partly = sum(r.status == PASS and bool(_not_checked(r)) for r in report.results)
+    warned = (f", {partly} checked only in part" if partly else "") + warned
+    summary = (f"{counts[FAIL]} failed, {counts[PASS]} passed, {counts[SKIP]} not checked{warned} in "
+               f"{report.seconds:.1f} s (seed {report.seed}; repeat with --seed {report.seed})")
     details = []
     for r in failures:
         lines = [f"{r.reward} / {r.property}", f"  {r.message}"]
@@ -1137,7 +1424,12 @@ def format_report(report: CheckReport, color: bool = False, width: int | None = 
             for key, value in r.counterexample.items():
                 lines.append(f"    {key}: {_show(value)}")
         details.append("\n".join(lines))
-    notes = [f"{r.reward} / {r.property}: {r.status}, {r.message}" for r in report.results if r.status != FAIL and r.message]
+    if report.warnings():
+        details.append("warnings:\n" + "\n".join(f"  {line}" for line in report.warnings()))
+    if report.unchecked():
+        details.append("not checked, or checked only in part:\n" + "\n".join(f"  {line}" for line in report.unchecked()))
+    notes = [f"{r.reward} / {r.property}: {r.status}, {r.message}" for r in report.results
+             if r.status == PASS and r.message and not _not_checked(r)]
     if notes:
         details.append("notes:\n" + "\n".join(f"  {note}" for note in notes))
     try:

@@ -123,15 +123,17 @@ def _compare(run, n: int) -> None:
 
 
 def _preflight(run) -> None:
-    from grpo_core.checks import format_report, preflight
+    from grpo_core.checks import format_report, preflight, preflight_summary
     from grpo_core.errors import GrpoError
 
-    sample = run.dataset.select(range(min(len(run.dataset), 32)))
+    # 200 rows: enough to count the rows a reward cannot use (row_problems), still quick to read
+    sample = run.dataset.select(range(min(len(run.dataset), 200)))
     report = preflight(run.rewards, [dict(row) for row in sample], budget_s=PREFLIGHT_BUDGET_S)
     if not report.ok:
         click.echo(format_report(report), err=True)
         raise GrpoError("preflight checks failed (shown above); fix the reward, or skip the checks with --no-preflight")
-    click.echo("preflight: rewards passed their quick property checks", err=True)
+    for line in preflight_summary(report, len(sample)):
+        click.echo(line, err=True)
 
 
 def sample_models(models, dataset, dataset_args, rewards, reward_args, n, max_new_tokens, temperature, output=None):

@@ -7,6 +7,14 @@ A plugin's own tests get the whole suite in one line::
     def test_properties():
         check_reward(SPEC)
 
+builds the completions its ``RewardSpec.degenerate`` declares (ones that skip the task) from the kit::
+
+    def degenerate(prompt, columns, params):
+        from grpo_core.testing import copied_prompt, placeholders, prompt_numbers
+
+        return [*copied_prompt(prompt, "<answer>{}</answer>"), *prompt_numbers(prompt, "<answer>{}</answer>"),
+                *placeholders(("reasoning", "answer"))]
+
 and can write their own properties with the same inputs the suite uses::
 
     from hypothesis import given
@@ -23,6 +31,27 @@ import json
 from typing import Any, Callable
 
 from hypothesis import strategies as st
+
+from grpo_core.degenerate import (  # the kit for RewardSpec.degenerate, public here
+    FILLER_SENTENCE,
+    ZERO_WIDTH_SPACE,
+    copied_prompt,
+    empty_completions,
+    generic_degenerate,
+    padded,
+    padding_to,
+    placeholders,
+    prompt_expressions,
+    prompt_numbers,
+    repeated,
+)
+
+__all__ = [
+    "FILLER_SENTENCE", "FRAGMENTS", "HOSTILE_TEXTS", "ZERO_WIDTH_SPACE", "as_chat", "call_reward", "check_reward",
+    "completions", "copied_prompt", "edited_pairs", "empty_completions", "generic_degenerate", "hostile_texts",
+    "json_texts", "json_values", "padded", "padding_to", "placeholders", "prompt_expressions", "prompt_numbers",
+    "ranked_pairs", "repeated", "texts", "token_ids",
+]
 
 # Pieces of the texts rewards look at (tags, answers, JSON, LaTeX), so drawn text hits real code paths.
 FRAGMENTS = (
@@ -213,7 +242,10 @@ def check_reward(
     """Run every property check on one reward; raise AssertionError with the report if any fails.
 
     ``reward`` is a RewardSpec, an installed reward's name, or a Reward; ``params`` overrides its
-    defaults. Returns the CheckReport when everything passes.
+    defaults. The checks include the degenerate audit: completions that skip the task (the generic
+    ones and those ``RewardSpec.degenerate`` declares) must not be paid. The message lists each
+    failure with its counterexample, then what was not checked and why. Returns the CheckReport
+    when nothing fails; ``report.unchecked()`` says what it could not check.
     """
     from grpo_core import checks
 

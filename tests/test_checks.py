@@ -35,7 +35,9 @@ def check(spec, **options):
 
 
 def failed(report, spec):
-    return report.failed(spec.name)
+    """The properties ``spec`` failed, leaving out degenerate: most of these one-bug rewards also pay padding,
+    which tests/test_degenerate.py covers."""
+    return [prop for prop in report.failed(spec.name) if prop != "degenerate"]
 
 
 # --- each classic bug is caught, under the right property ---------------------------------
@@ -87,7 +89,7 @@ def test_undeclared_batch_normalisation_fails_batch_independence():
 
 def test_declared_group_relative_reward_is_not_held_to_batch_independence():
     report = check(fx.GROUP_RELATIVE)
-    assert report.ok, format_report(report)
+    assert failed(report, fx.GROUP_RELATIVE) == [], format_report(report)
     assert report.result("group-relative", "batch-independent").status == "skip"
 
 
@@ -150,10 +152,14 @@ def test_sound_reward_passes_every_property_it_declares():
     assert report.ok, format_report(report)
     statuses = {r.property: r.status for r in report.results}
     assert statuses["gold"] == statuses["direction: the right answer beats a wrong one"] == "pass"
-    assert all(status == "pass" for status in statuses.values())
+    assert all(status == "pass" for prop, status in statuses.items() if prop != "rows")
+    assert statuses["rows"] == "skip" and "declares no row_problems" in report.result("sound-answer", "rows").message
 
 
-@pytest.mark.parametrize("name", ["length", "math", "xml-format", "json-schema"])
+@pytest.mark.parametrize("name", [
+    pytest.param("length", marks=pytest.mark.xfail(reason="length pays padding: spaces to the target length score 1.0")),
+    "math", "xml-format", "json-schema",
+])
 def test_shipped_rewards_pass_at_their_defaults(name):
     if name not in get_registry().items["rewards"]:
         pytest.skip(f"reward '{name}' is not installed")
@@ -171,7 +177,7 @@ def test_parameters_are_drawn_beyond_the_defaults_and_named_in_the_counterexampl
     result = report.result("mode-crash", "output")
     assert "ZeroDivisionError" in result.message and result.counterexample["params"] == {"mode": "strict"}
     fixed = run_checks([Reward(fx.MODE_CRASH, fx.MODE_CRASH.resolve())], vary_params=False, **FAST)
-    assert fixed.ok, format_report(fixed)
+    assert failed(fixed, fx.MODE_CRASH) == [], format_report(fixed)
     chosen = run_checks([Reward(fx.WRONG_SIGN, fx.WRONG_SIGN.resolve({"target": 7}))], vary_params=False, **FAST)
     assert chosen.failures[0].counterexample["params"] == {"target": 7}
 
@@ -259,7 +265,7 @@ def test_check_reward_raises_with_the_report_and_returns_it_on_success():
     with pytest.raises(AssertionError) as caught:
         check_reward(fx.OUT_OF_BOUNDS, max_examples=4, seed=0)
     assert "bounds violated" in str(caught.value) and "out-of-bounds" in str(caught.value)
-    assert check_reward(fx.GROUP_RELATIVE, max_examples=4, seed=0).ok
+    assert check_reward(fx.SOUND_ANSWER, max_examples=4, seed=0).ok
 
 
 def test_pytest_plugin_is_registered_and_gives_third_party_tests_the_suite(tmp_path):

@@ -114,6 +114,9 @@ SPEC = RewardSpec(
     ),
     gold=_gold,
     validate=_validate,
+    # A penalty for loops, to add to a task reward: empty or one-word text has nothing repeated and scores 1.0
+    # by design, so the checks do not hold it to paying degenerate completions less.
+    degenerate_share=1.0,
 )
 
 
