@@ -156,10 +156,7 @@ def test_sound_reward_passes_every_property_it_declares():
     assert statuses["rows"] == "skip" and "declares no row_problems" in report.result("sound-answer", "rows").message
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param("length", marks=pytest.mark.xfail(reason="length pays padding: spaces to the target length score 1.0")),
-    "math", "xml-format", "json-schema",
-])
+@pytest.mark.parametrize("name", ["length", "math", "xml-format", "json-schema"])
 def test_shipped_rewards_pass_at_their_defaults(name):
     if name not in get_registry().items["rewards"]:
         pytest.skip(f"reward '{name}' is not installed")

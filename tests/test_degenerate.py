@@ -207,6 +207,7 @@ def test_check_command_warns_about_row_problems_in_generated_rows():
                         r"'(seven|forty two)'.*", warning)
 
 
+@pytest.mark.slow
 def test_training_preflight_prints_what_was_checked_and_the_row_warnings(tmp_path):
     from grpo_core.cli import cli
 
@@ -214,8 +215,11 @@ def test_training_preflight_prints_what_was_checked_and_the_row_warnings(tmp_pat
     data.write_text("".join(json.dumps({"prompt": f"q{i}", "answer": a}) + "\n"
                             for i, a in enumerate(["seven", "1", "2", "3"])))
     with registered(_Plugin()):
-        result = CliRunner().invoke(cli, ["--reward", "reads-gold", "--dataset", "local", "--dataset-arg",
-                                          f"path={data}", "--model", "tiny-random", "--dry-run"])
+        result = CliRunner().invoke(cli, [
+            "--reward", "reads-gold", "--dataset", "local", "--dataset-arg", f"path={data}", "--model", "tiny-random",
+            "--max-steps", "1", "--output-dir", str(tmp_path / "out"), "--set", "num_generations=2",
+            "--set", "per_device_train_batch_size=2", "--set", "max_completion_length=4", "--set", "report_to=none",
+        ])
     assert result.exit_code == 0, result.output
     assert "rewards passed" not in result.output
     assert "preflight: reads-gold: no property failed on 4 dataset rows" in result.output

@@ -93,10 +93,17 @@ def degenerate_completions(prompt: str, columns: dict, params: dict) -> list[tup
             found.append(("every property set to a placeholder string", json.dumps(dict.fromkeys(names, "..."))))
     has_expected = params.get("expected_column") and columns.get("expected") not in (None, "")
     if has_expected and isinstance(schema, dict):
-        # Without expected values filler is a correct answer; with them it extracts nothing.
+        from grpo_reward_jsonschema.content import match
+
+        try:
+            expected = json.loads(columns["expected"]) if isinstance(columns["expected"], str) else columns["expected"]
+        except ValueError:
+            expected = _FAIL
+        # Without expected values filler is a correct answer; with them it extracts nothing (unless the
+        # expected record happens to be the filler, which is then the right answer).
         for label, build in (("schema-fitting filler", example_instance), ("blank filler", blank_instance)):
             value = build(schema)
-            if value is not _FAIL and value is not None:
+            if value is not _FAIL and value is not None and (expected is _FAIL or match(expected, value) < 1.0):
                 text = json.dumps(value)
                 found.append((label, text))
                 found.append((label + " repeated", "\n".join([text] * 5)))

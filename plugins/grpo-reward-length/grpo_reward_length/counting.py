@@ -9,8 +9,8 @@ The rule, in order:
 3. The text is split into segments at line breaks and after sentence ends (``.``, ``!``, ``?``
    followed by whitespace). A segment that is one unit repeated (``aaaa``, ``hahaha``,
    ``word word word``; at least five thirds of a copy, the last possibly cut short) counts as
-   that unit once, and a
-   segment seen before in the completion counts nothing.
+   that unit once, and a segment seen before in the completion counts nothing, nor does a
+   last segment that is the start of an earlier one (a repetition cut off at some length).
 4. What is left is counted in grapheme clusters (``regex``'s ``\\X``): an emoji with skin tone,
    a flag or a letter with combining accents is one character.
 
@@ -81,6 +81,9 @@ def counted_units(text: str) -> list[str]:
         if unit and unit not in seen:
             seen.add(unit)
             kept.append(unit)
+    # Padding cut off at a length leaves a start of an earlier segment at the end: it repeats, too.
+    if len(kept) > 1 and any(unit.startswith(kept[-1]) for unit in kept[:-1]):
+        kept.pop()
     return kept
 
 

@@ -18,6 +18,8 @@ ANSWER = "The answer is 42 because 6 times 7 is 42."
     ("a" * 200, 1),
     ("ha" * 50, 2),
     ("word " * 40, 4),
+    ("Go on. Go on. Go", 6),
+    ("This step restates what was said before. " * 2 + "This step restates", 40),
     ("word word", 4),
     ("The answer is 42. " * 12, 17),
     ("The answer is 42.\n" * 12, 17),
