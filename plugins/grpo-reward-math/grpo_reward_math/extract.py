@@ -24,7 +24,7 @@ _ANCHOR = re.compile(
 )
 # A final-answer marker: "#### ", "answer:", "the (final) answer is", "Final Answer: The final answer is".
 _MARKER = re.compile(
-    r"####|(?i:\banswer\b)(?:\s*(?:is|was|would\s+be|will\s+be|[:=]))*(?:\s*\*\*)?[ \t]*:?"
+    r"####|(?<![</])(?i:\banswer\b)(?:\s*(?:is|was|would\s+be|will\s+be|[:=]))*(?:\s*\*\*)?[ \t]*:?"
 )
 # What may stand between two boxes of one list answer: commas, "and", "or", spacing, math delimiters.
 _SEPARATOR = re.compile(

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from grpo_core import Unscored, completion_text
-from grpo_core.numbers import Number, parse_plain_number, same_number
+from grpo_core.numbers import NUMBER_TOKEN, Number, parse_number_token, parse_plain_number, same_number
 
 from grpo_reward_math.extract import (
     box_group,
@@ -91,6 +91,7 @@ class Found:
     span: str | None = None
     group: tuple[str, ...] = ()
     number: Number | None = None
+    source: str = ""  # tag, box, marker, whole, math (the last math block) or number
 
 
 def find_answer(text: str, extract: str = "auto", tag: str = "answer") -> Found | None:
@@ -103,32 +104,32 @@ def find_answer(text: str, extract: str = "auto", tag: str = "answer") -> Found 
     """
     if extract == "last-number":
         number = last_number(text)
-        return Found(number=number) if number is not None else None
+        return Found(number=number, source="number") if number is not None else None
     if extract in ("auto", "answer-tag"):
         span = tag_content(text, tag)
         if span is not None:
-            return Found(span=span)
+            return Found(span=span, source="tag")
         if extract == "answer-tag":
             return None
     found = boxes(text)
     if extract == "boxed":
-        return Found(span=f"\\boxed{{{found[-1][2]}}}", group=tuple(box_group(text, found))) if found else None
+        return Found(span=f"\\boxed{{{found[-1][2]}}}", group=tuple(box_group(text, found)), source="box") if found else None
     marked = marked_answer(text)
     if found and (marked is None or marked[0] < found[-1][0]):
-        return Found(span=f"\\boxed{{{found[-1][2]}}}", group=tuple(box_group(text, found)))
+        return Found(span=f"\\boxed{{{found[-1][2]}}}", group=tuple(box_group(text, found)), source="box")
     if marked is not None:
-        return Found(span=marked[1])
+        return Found(span=marked[1], source="marker")
     whole = whole_answer(text)
     if whole is not None:
-        return Found(span=whole)
+        return Found(span=whole, source="whole")
     math = last_math(text[-MAX_TEXT:])  # a statement written as math, as math-verify reads prose
-    return Found(span=math[1]) if math is not None else None
+    return Found(span=math[1], source="math") if math is not None else None
 
 
 _IS = re.compile(r"\b(?:is|are|equals|was|be)\b\s*:?|[:=]")
 
 
-def _plain_prediction(span: str) -> Number | None:
+def _plain_prediction(span: str, marked_line: bool = False) -> Number | None:
     """The number an answer span states: the span itself, else what follows its last ``answer is``/``is``."""
     if span.startswith("\\boxed{") and span.endswith("}"):
         span = span[7:-1]
@@ -137,7 +138,7 @@ def _plain_prediction(span: str) -> Number | None:
         return number
     marked = marked_answer(span)  # <answer>The answer is 42.</answer>
     if marked is not None:
-        span = marked[1]
+        span, marked_line = marked[1], True
         number = parse_plain_number(span)
     if number is None and "\n" not in span.strip():
         tail = None
@@ -145,6 +146,10 @@ def _plain_prediction(span: str) -> Number | None:
             pass
         if tail is not None:
             number = parse_plain_number(span[tail.end() :])
+    if number is None and marked_line and len(span) < 500:
+        tokens = list(NUMBER_TOKEN.finditer(span))
+        if len(tokens) == 1:  # "Final Answer: Jane started 3 hours ago": the one number the answer states
+            number = parse_number_token(tokens[0])
     return number
 
 
@@ -175,7 +180,7 @@ def judge_fast(gold: Number | str, found: Found | None, rel_tol: float = 0.0, al
     if not span.strip():
         return 0.0
     if isinstance(gold, Number):
-        number = _plain_prediction(span)
+        number = _plain_prediction(span, found.source == "marker")
         if number is not None:
             return float(same_number(gold, number, rel_tol=rel_tol) or _float_rendering(gold, number))
         # With a plain-number gold only a number written as a number is an answer (4 + 18 is not).
