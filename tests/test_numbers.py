@@ -52,7 +52,7 @@ def test_plain_numbers_are_read(text, value):
 
 @pytest.mark.parametrize(
     "text",
-    ["", "abc", "5x", "x = 5", "5 + 3", "1,23", "1 234", "3 or 4", "\\sqrt{2}", "(1, 2]", "--5", "5/0", "1e", "e5", "$"],
+    ["", "abc", "5x", "a + 3z = 0", "5 + 3", "2,5", "1 23", "3 or 4", "8/4", "(9+1)", "7 \\times 8", "1.5/2", "\\sqrt{2}", "(1, 2]", "--5", "5/0", "1e", "e5", "$"],
 )
 def test_other_text_is_not_a_plain_number(text):
     assert parse_plain_number(text) is None
@@ -64,18 +64,27 @@ def test_other_text_is_not_a_plain_number(text):
         ("1234", "1,234", True),
         ("5", "$5", True),
         ("5", "5.00", True),
-        ("0.5", "50%", True),
+        ("0.5", "50%", False),  # a percent sign is a label: 50% is 50, never also 0.5
         ("50", "50%", True),
         ("0.75", "3/4", True),
         ("-5/2", "-2.5", True),
         ("1000", "1e3", True),
         ("12", "12 apples.", True),
-        ("1/3", "0.333333", True),  # a decimal matches to 6 places, as in math-verify
-        ("1/3", "0.3333", False),
+        ("1/3", "0.333333", False),  # exact: no rounding
+        ("1.2e-7", "0", False),
+        ("-3e-7", "3e-7", False),
+        ("1000", "1 000", True),
+        ("1000", "1\u2009000", True),
+        ("1000.99", "1000,99", True),
+        ("2.74", "2,74 $", True),
+        ("0.111", "0,111", True),
+        ("1234", "1,234", True),
+        ("1.2e-7", "1.2 \\times 10^{-7}", True),
+        ("5", "x = 5", True),
         ("12", "13", False),
         ("5", "-5", False),
         ("3", "2.99", False),
-        ("1/2", "2/4", True),
+        ("1/2", "0.50", True),
         ("0", "-0", True),
     ],
 )
@@ -105,3 +114,88 @@ def test_latex_form_round_trips():
     for text in ["42", "-2.5", "3/4", "1e3", "50%", "0.001"]:
         number = parse_plain_number(text)
         assert same_number(number, parse_plain_number(number.latex())), text
+
+
+def test_rel_tol_accepts_rounded_answers_only_when_asked():
+    gold = parse_plain_number("3.14159")
+    assert not same_number(gold, parse_plain_number("3.14"))
+    assert same_number(gold, parse_plain_number("3.14"), rel_tol=1e-3)
+    assert not same_number(gold, parse_plain_number("3.1"), rel_tol=1e-3)
+
+
+def test_expressions_are_not_plain_numbers():
+    for text in ["4 + 18", "7 * 8", "8 ÷ 4 + 45", "(9+1)", "8/4", "\\frac{8}{4}", "10^3"]:
+        assert parse_plain_number(text) is None, text
+
+
+# Hypothesis: exact at every magnitude from 1e-30 to 1e30, in every notation the reader accepts.
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_DIGITS = st.integers(1, 10**12).filter(lambda n: n % 10)  # no trailing zero: a canonical mantissa
+_VALUES = st.tuples(_DIGITS, st.integers(-42, 30), st.booleans())
+
+
+def _value(drawn):
+    digits, exponent, negative = drawn
+    value = Fraction(digits) * Fraction(10) ** exponent
+    return -value if negative else value
+
+
+def _notations(value: Fraction) -> list[str]:
+    sign = "-" if value < 0 else ""
+    digits, exponent = _mantissa(abs(value))
+    plain = _plain_decimal(digits, exponent)
+    texts = [sign + plain, f"{sign}{digits}e{exponent}", f"{sign}{digits}E{exponent:+d}",
+             f"{sign}{digits} \\times 10^{{{exponent}}}", f"${sign}{plain}$", f"\\boxed{{{sign}{plain}}}"[7:-1]]
+    if exponent >= 0:
+        texts.append(f"{sign}{int(abs(value)):,}")
+    if value.denominator != 1 and value.denominator < 10**40:
+        texts.append(f"{sign}{abs(value.numerator)}/{value.denominator}")
+    return texts
+
+
+def _mantissa(value: Fraction):
+    exponent = 0
+    while value.denominator != 1:
+        value *= 10
+        exponent -= 1
+    digits = int(value)
+    while digits and digits % 10 == 0:
+        digits //= 10
+        exponent += 1
+    return digits, exponent
+
+
+def _plain_decimal(digits: int, exponent: int) -> str:
+    text = str(digits)
+    if exponent >= 0:
+        return text + "0" * exponent
+    text = text.rjust(-exponent + 1, "0")
+    return text[:exponent] + "." + text[exponent:]
+
+
+@settings(max_examples=200, deadline=None)
+@given(_VALUES)
+def test_a_number_matches_itself_in_every_notation(drawn):
+    value = _value(drawn)
+    gold = parse_plain_number(_notations(value)[0])
+    assert gold is not None and gold.value == value
+    for text in _notations(value):
+        number = parse_plain_number(text)
+        assert number is not None and same_number(gold, number), text
+
+
+@settings(max_examples=200, deadline=None)
+@given(_VALUES, st.data())
+def test_near_misses_never_match_exactly(drawn, data):
+    value = _value(drawn)
+    gold = parse_plain_number(_notations(value)[0])
+    digits, exponent = _mantissa(abs(value))
+    text = str(digits)
+    position = data.draw(st.integers(0, len(text) - 1))
+    changed_digit = data.draw(st.sampled_from([d for d in "0123456789" if d != text[position]]))
+    changed = int(text[:position] + changed_digit + text[position + 1 :]) * Fraction(10) ** exponent
+    for wrong in (-value, value * 10, value / 10, changed if value > 0 else -changed):
+        for notation in _notations(wrong)[:3]:
+            number = parse_plain_number(notation)
+            assert number is not None and not same_number(gold, number), (value, notation)

@@ -6,6 +6,7 @@ only inside the functions that use them.
 
 from __future__ import annotations
 
+import math
 import re
 
 from grpo_core import DatasetSpec, Direction, Param, RewardSpec, hookimpl
@@ -22,13 +23,17 @@ def _validate(params: dict) -> None:
         raise ValueError(f"timeout must be a number of seconds greater than 0, got {params['timeout']!r}")
     if not re.fullmatch(r"[A-Za-z][\w.-]*", params["tag"] or ""):
         raise ValueError(f"tag must be an XML tag name such as 'answer', got {params['tag']!r}")
+    rel_tol = params["rel_tol"]
+    if rel_tol is None or not math.isfinite(rel_tol) or rel_tol < 0:
+        raise ValueError(f"rel_tol must be a finite number >= 0 (0 compares exactly), got {rel_tol!r}")
     if not params["answer_column"]:
         raise ValueError("answer_column must name the dataset column holding the gold answer, e.g. 'answer'")
 
 
 SPEC = RewardSpec(
     name="math",
-    description="1 if the final answer equals the gold answer (exact numbers, or math-verify for LaTeX), else 0",
+    description="1 if the final answer equals the gold answer (exact numbers, or math-verify for LaTeX), else 0; "
+    "None if the gold answer cannot be read",
     func=math_reward,
     bounds=(0.0, 1.0),
     columns=("answer",),
@@ -40,12 +45,25 @@ SPEC = RewardSpec(
             "extract",
             "auto",
             str,
-            "where the answer is: auto tries the tag, then the last \\boxed{}, then math-verify's extraction, "
-            "then the last number",
+            "where the final answer is: auto takes the tag, else the later of the last \\boxed{} and a closing "
+            "'the answer is' line, else a completion that is only an answer, else the last math block; "
+            "a bare number in prose counts only with last-number",
             EXTRACT_MODES,
         ),
         Param("tag", "answer", str, "the tag holding the answer, as in <answer>42</answer>"),
         Param("timeout", 5.0, float, "hard limit in seconds for judging one item symbolically"),
+        Param(
+            "rel_tol",
+            0.0,
+            float,
+            "relative tolerance for plain numbers: 0 compares exactly; 1e-3 accepts 3.14 for 3.14159",
+        ),
+        Param(
+            "allow_expressions",
+            False,
+            bool,
+            "pay an expression equal to a plain-number gold (4 + 18 for 22); off: only a number written as a number",
+        ),
     ),
     directions=(
         Direction("the right answer scores higher than a wrong one", checks.right_beats_wrong, strict=True),
@@ -53,6 +71,8 @@ SPEC = RewardSpec(
     ),
     rows=checks.rows,
     gold=checks.gold,
+    degenerate=checks.degenerate,
+    row_problems=checks.row_problems,
     validate=_validate,
 )
 

@@ -5,6 +5,8 @@ Only called by the checks, so hypothesis is imported inside each function.
 
 from __future__ import annotations
 
+import re
+
 # (gold, an equivalent way to write it, a different value) for answers only math-verify can judge.
 SYMBOLIC_CASES = (
     ("\\frac{1}{2}", "0.5", "\\frac{1}{3}"),
@@ -44,8 +46,12 @@ def _plain_answers():
     decimals = st.tuples(integers, st.integers(1, 3)).map(
         lambda t: (_decimal_text(t[0], t[1]), Fraction(t[0], 10 ** t[1]))
     )
-    fractions = st.tuples(st.integers(-99, 99), st.integers(2, 99)).map(
-        lambda t: (f"{t[0]}/{t[1]}", Fraction(t[0], t[1]))
+    from math import gcd
+
+    fractions = (
+        st.tuples(st.integers(-99, 99), st.integers(2, 99))
+        .filter(lambda t: t[0] != 0 and gcd(t[0], t[1]) == 1)  # only a fraction in lowest terms is a number
+        .map(lambda t: (f"{t[0]}/{t[1]}", Fraction(t[0], t[1])))
     )
     money = st.integers(0, 10**6).map(lambda n: (f"${n}", Fraction(n)))
     return st.one_of(plain, grouped, decimals, fractions, money)
@@ -126,3 +132,60 @@ def right_beats_absent(params: dict):
 
     filler = st.text(alphabet=_FILLER_ALPHABET, max_size=80)
     return st.tuples(_cases(params), filler).map(pair)
+
+
+_WHAT_IS = re.compile(r"What is (.+?)\?")
+_PROMPT_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?")
+_EXPRESSION = re.compile(r"\d[\d\s.]*(?:[-+*/×÷x^]\s*\(?\s*\d[\d\s.]*\)?\s*)+")
+
+
+def question_text(prompt) -> str:
+    """The last user message of a prompt (a string, or chat messages with few-shot turns before it)."""
+    if isinstance(prompt, str):
+        return prompt
+    if isinstance(prompt, (list, tuple)):
+        users = [m.get("content") or "" for m in prompt if isinstance(m, dict) and m.get("role", "user") == "user"]
+        return str(users[-1]) if users else ""
+    return "" if prompt is None else str(prompt)
+
+
+def degenerate(prompt, columns: dict, params: dict) -> list[tuple[str, str]]:
+    """Completions that do not answer the row: the question or its expressions copied, its numbers, placeholders."""
+    from grpo_reward_math.reward import read_gold
+    from grpo_core.numbers import parse_plain_number, same_number
+
+    question = question_text(prompt)
+    gold = read_gold(columns.get("answer"))
+
+    def not_the_answer(text: str) -> bool:
+        number = parse_plain_number(text)
+        return not (number is not None and hasattr(gold, "key") and same_number(gold, number))
+
+    found: list[tuple[str, str]] = []
+    copied = _WHAT_IS.search(question)
+    if copied and not_the_answer(copied.group(1)):
+        found.append(("the question copied as the answer", format_answer(copied.group(1).strip(), params)))
+    for expression in dict.fromkeys(m.group(0).strip() for m in _EXPRESSION.finditer(question)):
+        if not_the_answer(expression):
+            found.append((f"the prompt's expression {expression!r}", format_answer(expression, params)))
+    numbers = [n for n in dict.fromkeys(_PROMPT_NUMBER.findall(question)) if not_the_answer(n)][:6]
+    for number in numbers:
+        found.append((f"the prompt's number {number}", format_answer(number, params)))
+    if len(numbers) > 1 and not_the_answer(" ".join(numbers)):
+        found.append(("the prompt's numbers sprayed", format_answer(" ".join(numbers), params)))
+    tag = params.get("tag") or "answer"
+    for label, content in (("an empty answer", ""), ("a placeholder answer", "..."), ("a placeholder answer", "N"),
+                           ("a placeholder answer", "?"), ("a placeholder answer", "answer")):
+        found.append((label, f"<reasoning>.</reasoning>\n<{tag}>{content}</{tag}>"))
+    found.append(("the whole question copied", question[:2000]))
+    return found
+
+
+def row_problems(columns: dict, params: dict) -> list[tuple[str, str]]:
+    """A gold answer that cannot be read (empty, or words such as 'forty two') makes a row unfit."""
+    from grpo_reward_math.reward import gold_problem
+
+    raw = columns.get("answer")
+    if gold_problem(raw) is None:
+        return []
+    return [("gold answer cannot be read", "" if raw is None else str(raw)[:80])]

@@ -1,115 +1,224 @@
 """The ``math`` reward: 1.0 when the completion's final answer equals the gold answer, else 0.0.
 
-Two tiers. Plain numbers (the gold answer and the prediction both) are compared in-process
-by grpo_core.numbers (public as grpo_core.parse_number and grpo_core.same_number). Everything else (LaTeX, expressions, sets, intervals, matrices)
-goes to math-verify in grpo_core's worker pool, all the batch's items at once, each under a
-hard deadline that holds from any thread.
+Two tiers. Plain numbers are compared in-process, exactly, by grpo_core's number reading
+(public as grpo_core.parse_number and grpo_core.same_number); with a plain-number gold answer
+that is the whole judgement, because only a number written as a number is an answer to it.
+Everything else (LaTeX, sets, intervals, matrices, and expressions when ``allow_expressions``
+is on) goes to math-verify in grpo_core's worker pool, all the batch's items at once, each
+under a hard deadline that holds from any thread.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from grpo_core import Unscored, completion_text
+from grpo_core.numbers import NUMBER_TOKEN, Number, parse_number_token, parse_plain_number, same_number
 
-from grpo_reward_math.extract import has_markup, last_boxed, last_number, prose_number, tag_content
-from grpo_core.numbers import Number, parse_plain_number, same_number
+from grpo_reward_math.extract import (
+    box_group,
+    boxes,
+    last_math,
+    last_number,
+    marked_answer,
+    tag_content,
+    whole_answer,
+)
 from grpo_reward_math.symbolic import MAX_TEXT
 
 EXTRACT_MODES = ("auto", "answer-tag", "boxed", "last-number")
 WARM_UP_SECONDS = 120.0  # allowance for a cold worker to import math-verify and sympy
 MAX_SPAN = 10_000  # a tag or box longer than this that is not a plain number is not an answer
 
+# Words that are math, not prose, in a gold answer made of letters only.
+_MATH_WORDS = {"pi", "inf", "infty", "infinity", "oo", "e", "i"}
+_LETTERS_ONLY = re.compile(r"[A-Za-z][A-Za-z\s'\-]*")
+_DELIMITED = re.compile(r"^\s*(\$\$|\$|\\\(|\\\[)(.*?)(\$\$|\$|\\\)|\\\])\s*$", re.S)
+
 
 @dataclass(frozen=True)
 class _Symbolic:
-    """A prediction only math-verify can judge: a cut-out ``span`` or a whole ``text``."""
+    """Answers only math-verify can judge: candidate spans, in the order they are tried."""
 
-    kind: str
-    payload: str
+    spans: tuple[str, ...]
 
 
-def read_gold(raw) -> Number | str | None:
-    """The gold answer as a plain Number, as text for math-verify, or None when there is none.
+@dataclass(frozen=True)
+class Unreadable:
+    """A gold answer that cannot be read, and why."""
 
-    A gsm8k-style solution is reduced to what follows its last ``####``.
+    detail: str
+
+
+def read_gold(raw) -> Number | str | Unreadable:
+    """The gold answer as a plain Number, as text for math-verify, or Unreadable.
+
+    A gsm8k-style solution is reduced to what follows its last ``####``, a worked solution to
+    its last ``\\boxed{}``. Words that are not math (``forty two``, a name) are unreadable.
     """
     if raw is None or isinstance(raw, bool):
-        return None
+        return Unreadable("no gold answer")
     if isinstance(raw, float) and raw != raw:  # NaN: a missing value in a pandas-made column
-        return None
+        return Unreadable("no gold answer")
     text = str(raw).strip()
     if "####" in text:
         text = text.rsplit("####", 1)[1].strip()
     if not text:
-        return None
-    number = parse_plain_number(text)
-    return number if number is not None else text
+        return Unreadable("empty gold answer")
+    answer = text
+    if "\\boxed" in text or "\\fbox" in text:
+        found = boxes(text)
+        answer = found[0][2] if len(found) == 1 else answer  # several boxes: a list, for math-verify
+    number = parse_plain_number(answer)
+    if number is not None:
+        return number
+    if _LETTERS_ONLY.fullmatch(text) and any(len(w) > 2 and w.lower() not in _MATH_WORDS for w in text.split()):
+        return Unreadable("gold answer is words, not math")
+    return text
 
 
-def find_answer(text: str, extract: str = "auto", tag: str = "answer"):
-    """Where the prediction is: ``("span", str)``, ``("number", Number | None)``, ``("text", str)`` or None.
+def gold_problem(raw) -> str | None:
+    """Why a gold answer cannot be read without math-verify, or None when it may be readable."""
+    gold = read_gold(raw)
+    return gold.detail if isinstance(gold, Unreadable) else None
 
-    ``auto`` tries the ``<tag>`` first, then the last ``\\boxed{}``, then the whole text.
+
+@dataclass(frozen=True)
+class Found:
+    """Where the final answer is: ``span`` (text), ``group`` (contents of a run of boxes), or ``number``."""
+
+    span: str | None = None
+    group: tuple[str, ...] = ()
+    number: Number | None = None
+    source: str = ""  # tag, box, marker, whole, math (the last math block) or number
+
+
+def find_answer(text: str, extract: str = "auto", tag: str = "answer") -> Found | None:
+    """The final answer, or None when the completion states none.
+
+    ``auto``: the last ``<tag>``; else whichever comes last of the last ``\\boxed{}`` and a
+    final-answer line (``The answer is ...``, ``Answer: ...``, ``#### ...``); else the whole
+    completion when it is nothing but an answer. A bare number elsewhere in the text is never
+    the answer; ``last-number`` takes the last number written anywhere.
     """
+    if extract == "last-number":
+        number = last_number(text)
+        return Found(number=number, source="number") if number is not None else None
     if extract in ("auto", "answer-tag"):
         span = tag_content(text, tag)
         if span is not None:
-            return "span", span
+            return Found(span=span, source="tag")
         if extract == "answer-tag":
             return None
-    if extract in ("auto", "boxed"):
-        span = last_boxed(text)
-        if span is not None:
-            return "span", span
-        if extract == "boxed":
-            return None
-    if extract == "last-number":
-        return "number", last_number(text)
-    return "text", text
+    found = boxes(text)
+    if extract == "boxed":
+        return Found(span=f"\\boxed{{{found[-1][2]}}}", group=tuple(box_group(text, found)), source="box") if found else None
+    marked = marked_answer(text)
+    if found and (marked is None or marked[0] < found[-1][0]):
+        return Found(span=f"\\boxed{{{found[-1][2]}}}", group=tuple(box_group(text, found)), source="box")
+    if marked is not None:
+        return Found(span=marked[1], source="marker")
+    whole = whole_answer(text)
+    if whole is not None:
+        return Found(span=whole, source="whole")
+    math = last_math(text[-MAX_TEXT:])  # a statement written as math, as math-verify reads prose
+    return Found(span=math[1], source="math") if math is not None else None
 
 
-def judge_fast(gold: Number | str, candidate) -> float | _Symbolic:
-    """The score when the fast path can decide it, else what to send to the symbolic tier."""
-    if candidate is None:
+_IS = re.compile(r"\b(?:is|are|equals|was|be)\b\s*:?|[:=]")
+
+
+def _plain_prediction(span: str, marked_line: bool = False) -> Number | None:
+    """The number an answer span states: the span itself, else what follows its last ``answer is``/``is``."""
+    if span.startswith("\\boxed{") and span.endswith("}"):
+        span = span[7:-1]
+    number = parse_plain_number(span)
+    if number is not None or len(span) > MAX_SPAN:
+        return number
+    marked = marked_answer(span)  # <answer>The answer is 42.</answer>
+    if marked is not None:
+        span, marked_line = marked[1], True
+        number = parse_plain_number(span)
+    if number is None and "\n" not in span.strip():
+        tail = None
+        for tail in _IS.finditer(span):  # "The largest $n$ is 34"
+            pass
+        if tail is not None:
+            number = parse_plain_number(span[tail.end() :])
+    if number is None and marked_line and len(span) < 500:
+        tokens = list(NUMBER_TOKEN.finditer(span))
+        if len(tokens) == 1:  # "Final Answer: Jane started 3 hours ago": the one number the answer states
+            number = parse_number_token(tokens[0])
+    return number
+
+
+def _float_rendering(gold: Number, number: Number) -> bool:
+    """Whether ``number`` is how a float prints the gold value (12+ significant digits, correctly rounded)."""
+    key = number.key
+    if key[0] != "decimal" or len(key[2]) < 12 or gold.value is None or number.value is None:
+        return False
+    places = -key[3]
+    return places > 0 and round(gold.value, places) == number.value
+
+
+def _bare(text: str) -> str:
+    match = _DELIMITED.match(text)
+    inner = match.group(2) if match else text
+    return re.sub(r"\s+", "", inner)
+
+
+def judge_fast(gold: Number | str, found: Found | None, rel_tol: float = 0.0, allow_expressions: bool = False):
+    """The score when the fast path is certain of it, else the ``_Symbolic`` candidates for math-verify."""
+    if found is None:
         return 0.0
-    kind, value = candidate
-    if kind == "number":
-        if value is None:
-            return 0.0
+    if found.number is not None:
         if isinstance(gold, Number):
-            return float(same_number(gold, value))
-        return _Symbolic("span", value.latex())
-    if kind == "span":
-        if not value.strip():
+            return float(same_number(gold, found.number, rel_tol=rel_tol))
+        return _Symbolic((found.number.latex(),))
+    span = found.span or ""
+    if not span.strip():
+        return 0.0
+    if isinstance(gold, Number):
+        number = _plain_prediction(span, found.source == "marker")
+        if number is not None:
+            return float(same_number(gold, number, rel_tol=rel_tol) or _float_rendering(gold, number))
+        # With a plain-number gold only a number written as a number is an answer (4 + 18 is not).
+        if not allow_expressions or len(span) > MAX_SPAN:
             return 0.0
-        if isinstance(gold, Number):
-            number = parse_plain_number(value)
-            if number is not None:
-                return float(same_number(gold, number))
-        if len(value) > MAX_SPAN:
-            return 0.0
-        return _Symbolic("span", value)
-    # A whole text: plain prose against a numeric gold is read in-process (anchored or last number),
-    # which is what math-verify's expression extraction finds in text without LaTeX.
-    if isinstance(gold, Number) and not has_markup(value):
-        number = prose_number(value)
-        return 0.0 if number is None else float(same_number(gold, number))
-    return _Symbolic("text", value[-MAX_TEXT:])
+        return _Symbolic((span,))
+    if len(span) > MAX_SPAN:
+        return 0.0
+    if _bare(span) == _bare(gold):
+        return 1.0
+    spans = [span]
+    if len(found.group) > 1:
+        spans.append("$" + ", ".join(f"\\boxed{{{content}}}" for content in found.group) + "$")
+    return _Symbolic(tuple(spans))
 
 
-def math_reward(completions, answer, *, answer_column="answer", extract="auto", tag="answer", timeout=5.0):
-    """Score a batch: 1.0 correct, 0.0 wrong or missing, None where the gold answer cannot be read.
+def math_reward(
+    completions,
+    answer,
+    *,
+    answer_column="answer",
+    extract="auto",
+    tag="answer",
+    timeout=5.0,
+    rel_tol=0.0,
+    allow_expressions=False,
+):
+    """Score a batch: 1.0 correct, 0.0 wrong or missing, ``Unscored`` where it cannot judge.
 
     ``completions`` are texts (or TRL completions); ``answer`` holds the gold answers, one per
-    completion. A prediction that math-verify cannot judge within ``timeout`` seconds scores 0.0,
-    as ``Unscored("timeout", score=0.0)`` so the run counts it; an item whose judging fails outright
-    is ``Unscored("error")`` (None). Never raises on odd input.
+    completion. An item whose gold answer cannot be read is ``Unscored("unscorable")``; one that
+    math-verify cannot judge within ``timeout`` seconds scores 0.0 as ``Unscored("timeout", score=0.0)``,
+    so the run counts it; one whose judging fails outright is ``Unscored("error")``. Never raises on odd input.
     """
     completions = list(completions)
     answers = list(answer)
-    scores: list[float | None] = [None] * len(completions)
-    golds: dict[str, Number | str | None] = {}
+    scores: list = [Unscored("error", "not scored")] * len(completions)
+    golds: dict[str, Number | str | Unreadable] = {}
     waiting: list[tuple[int, Number | str, _Symbolic]] = []
     for index, (completion, raw_gold) in enumerate(zip(completions, answers)):
         try:
@@ -117,9 +226,10 @@ def math_reward(completions, answer, *, answer_column="answer", extract="auto", 
             if key not in golds:
                 golds[key] = read_gold(raw_gold)
             gold = golds[key]
-            if gold is None:
+            if isinstance(gold, Unreadable):
+                scores[index] = Unscored("unscorable", f"{gold.detail}: {str(raw_gold)[:80]!r}")
                 continue
-            outcome = judge_fast(gold, find_answer(completion_text(completion), extract, tag))
+            outcome = judge_fast(gold, find_answer(completion_text(completion), extract, tag), rel_tol, allow_expressions)
         except Exception as error:  # one bad item must not cost the batch
             scores[index] = Unscored("error", f"{type(error).__name__}: {error}")
             continue
@@ -140,7 +250,7 @@ def _judge_symbolic(waiting, scores, timeout) -> None:
     pool = get_pool()
     # A worker replaced after a timeout starts cold; importing sympy must not eat an item's deadline.
     pool.map(warm_up, [((), {})] * pool.size, max(WARM_UP_SECONDS, timeout))
-    # Gold answers first, so that a gold math-verify cannot read gives None rather than 0.0.
+    # Gold answers first, so that a gold math-verify cannot read is unscorable rather than 0.0.
     symbolic_golds = sorted({gold for _, gold, _ in waiting if isinstance(gold, str)})
     readable = set()
     unread: dict[str, Unscored] = {}  # gold answers math-verify could not read in time, or that broke it
@@ -157,10 +267,12 @@ def _judge_symbolic(waiting, scores, timeout) -> None:
     unique: dict[tuple, list[int]] = {}  # identical (gold, answer) items, common within a GRPO group, run once
     for index, gold, item in waiting:
         if isinstance(gold, str) and gold not in readable:
-            scores[index] = unread.get(gold)
+            scores[index] = unread.get(gold) or Unscored(
+                "unscorable", f"math-verify cannot read the gold answer {gold[:80]!r}"
+            )
             continue
         gold_text = gold if isinstance(gold, str) else gold.latex()
-        unique.setdefault((gold_text, item.kind, item.payload), []).append(index)
+        unique.setdefault((gold_text, item.spans), []).append(index)
     if not unique:
         return
     calls = [(key, {}) for key in unique]
@@ -169,9 +281,11 @@ def _judge_symbolic(waiting, scores, timeout) -> None:
             value = Unscored("timeout", f"math-verify took longer than {timeout:g} s", score=0.0)
         elif isinstance(result, Failure):
             value = Unscored("error", result.error)
-        elif result not in (None, 0.0, 1.0):
-            value = Unscored("error", f"math-verify returned {result!r}")
-        else:
+        elif result is None:
+            value = Unscored("unscorable", "math-verify cannot read the gold answer")
+        elif result in (0.0, 1.0):
             value = result
+        else:
+            value = Unscored("error", f"unexpected verdict {result!r}")
         for index in indices:
             scores[index] = value

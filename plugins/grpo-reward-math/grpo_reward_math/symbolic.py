@@ -45,8 +45,10 @@ def _has_delimiters(text: str) -> bool:
 def parse_expression(text: str, fallback: str = "first_match") -> list:
     """math-verify's reading of an answer (a gold answer or the content of a tag or box).
 
-    Bare LaTeX such as ``\\sqrt{2}/2`` or ``(1, 2]`` is read as inline math first, then as plain text.
-    With ``fallback="no_fallback"`` text math-verify cannot parse gives ``[]`` rather than itself.
+    Bare LaTeX such as ``\\sqrt{2}/2`` or ``(1, 2]`` is read as inline math first, then as plain
+    text, where only a reading of the whole text counts (never a number picked out of it, which
+    would read ``-[0,1)`` as ``1``). With ``fallback="no_fallback"`` text math-verify cannot parse
+    gives ``[]`` rather than itself.
     """
     mv = _load()
     text = text.strip()
@@ -54,13 +56,25 @@ def parse_expression(text: str, fallback: str = "first_match") -> list:
         return []
     if _has_delimiters(text):
         return mv.parse(text, fallback_mode=fallback, parsing_timeout=None)
-    return mv.parse(f"${text}$", fallback_mode=fallback, parsing_timeout=None) or mv.parse(
-        text, fallback_mode=fallback, parsing_timeout=None
-    )
+    parsed = mv.parse(f"${text}$", fallback_mode=fallback, parsing_timeout=None)
+    if parsed:
+        return parsed
+    parsed = mv.parse(text, fallback_mode="first_match", parsing_timeout=None)
+    if len(parsed) == 2 and _squash(parsed[1]) == _squash(text):
+        return parsed
+    return [] if fallback == "no_fallback" else [text]
+
+
+def _squash(text: str) -> str:
+    return "".join(str(text).split()).strip("$")
 
 
 def _parse_gold(gold: str) -> list:
-    return parse_expression(gold, fallback="no_fallback")
+    # What math-verify reads as math; else, for delimited LaTeX, its text (compared as text, as math-verify does).
+    parsed = parse_expression(gold, fallback="no_fallback")
+    if not parsed and _has_delimiters(gold):
+        parsed = _load().parse(gold, parsing_timeout=None)
+    return parsed
 
 
 def gold_parses(gold: str) -> bool:
@@ -68,26 +82,18 @@ def gold_parses(gold: str) -> bool:
     return bool(_parse_gold(gold))
 
 
-def judge(gold: str, kind: str, payload: str) -> float | None:
-    """1.0 if the prediction is equivalent to the gold answer, 0.0 if not, None if the gold is unreadable.
+def judge(gold: str, spans: tuple[str, ...]) -> float | None:
+    """1.0 if one of the candidate answers is equivalent to the gold answer, 0.0 if not, None if the gold is unreadable.
 
-    ``kind`` is ``span`` (an answer already cut out of the completion) or ``text`` (a whole
-    completion: math-verify's own extraction, then the last number).
+    ``spans`` are answers already cut out of the completion, in order: the final answer, then
+    (for a run of boxes) the boxes' contents joined as one list.
     """
     mv = _load()
     gold_parsed = _parse_gold(gold)
     if not gold_parsed:
         return None
-    if kind == "span":
-        predicted = parse_expression(payload)
-    else:
-        tail = payload[-MAX_TEXT:]
-        predicted = mv.parse(tail, parsing_timeout=None)
-        if not predicted:
-            from grpo_reward_math.extract import last_number
-
-            number = last_number(tail)
-            predicted = parse_expression(number.latex()) if number is not None else []
-    if not predicted:
-        return 0.0
-    return 1.0 if mv.verify(gold_parsed, predicted, timeout_seconds=None) else 0.0
+    for span in spans:
+        predicted = parse_expression(span)
+        if predicted and mv.verify(gold_parsed, predicted, timeout_seconds=None):
+            return 1.0
+    return 0.0

@@ -9,12 +9,17 @@ from grpo_core import Unscored
 from grpo_reward_math import SPEC, math_reward
 
 
+def scores_of(completions, golds, **params):
+    """The reward's scores as TRL sees them: an Unscored item is its stand-in score (None unless set)."""
+    return [_value(v) for v in math_reward(completions, golds, **params)]
+
+
 def _value(value):
     return value.score if isinstance(value, Unscored) else value
 
 
 def score(completion, gold, **params):
-    return _value(math_reward([completion], [gold], **params)[0])
+    return scores_of([completion], [gold], **params)[0]
 
 
 @pytest.mark.parametrize(
@@ -22,13 +27,12 @@ def score(completion, gold, **params):
     [
         ("<answer>1,234</answer>", "1234"),
         ("<answer>$5</answer>", "5"),
-        ("<answer>50%</answer>", "0.5"),
+        ("<answer>50%</answer>", "50"),
         ("<answer>3/4</answer>", "0.75"),
         ("<answer>-2.5</answer>", "-2.5"),
         ("<answer>1e3</answer>", "1000"),
         ("<answer>12 apples.</answer>", "12"),
         ("Natalia sold 24 in May, so 48 + 24 = 72 clips. The answer is 72.", "72"),
-        ("so the total is $1,200.", "1,200"),
         ("<answer>72</answer>", "Natalia sold 24.\n#### 72"),
         ("<answer>The answer is 42.</answer>", "42"),
     ],
@@ -44,6 +48,8 @@ def test_numeric_answers_right(completion, gold):
         ("<answer>-5</answer>", "5"),
         ("<answer>12 apples.</answer>", "13"),
         ("<answer>5x</answer>", "5"),
+        ("<answer>50%</answer>", "0.5"),  # a percent sign is a label: 50% is 50
+        ("so the total is 5.", "5"),  # a number in prose without a final-answer marker
         ("<answer></answer>", "5"),
         ("I do not know.", "5"),
         ("<answer>5</answer> is wrong, it is 6", "6"),  # the tag wins over later text
@@ -87,9 +93,10 @@ def test_symbolic_differences(completion, gold):
     assert score(completion, gold) == 0.0
 
 
-@pytest.mark.parametrize("gold", ["", "   ", None, "#### ", float("nan"), "\\frac{", "\\begin{"])
-def test_unreadable_gold_scores_none(gold):
-    assert score("<answer>5</answer>", gold) is None
+@pytest.mark.parametrize("gold", ["", "   ", None, "#### ", float("nan"), "\\frac{", "\\begin{", "forty two", "seven", "Evelyn"])
+def test_unreadable_gold_is_unscorable(gold):
+    (value,) = math_reward(["<answer>5</answer>"], [gold])
+    assert isinstance(value, Unscored) and value.reason == "unscorable", value
 
 
 def test_extract_modes():
@@ -104,10 +111,11 @@ def test_extract_modes():
 
 
 def test_auto_falls_back_in_order():
-    assert score("$\\boxed{7}$ and then 8", "7") == 1.0  # the box before the last number
-    # math-verify's extraction (an anchored LaTeX answer) before the last number
-    assert score("So it is $\\frac{1}{2}$.", "0.5") == 1.0
-    assert score("<answer>7", "7") == 1.0  # an unclosed tag is no tag; the last number is 7
+    assert score("$\\boxed{7}$ and then 8", "7") == 1.0  # the box, never a later bare number
+    assert score("So it is $\\frac{1}{2}$.", "0.5") == 1.0  # the last math block
+    assert score("<answer>7", "7") == 0.0  # an unclosed tag is no tag, and a bare 7 is no final answer
+    assert score("We get \\boxed{200} first. Final Answer: The final answer is $10,455$.", "10455") == 1.0
+    assert score("The answer is \\boxed{5}. Checking: 2 + 3 = 5, not 6", "5") == 1.0
 
 
 HOSTILE = [
@@ -134,7 +142,7 @@ HOSTILE = [
 
 @pytest.mark.parametrize("gold", ["5", "\\frac{1}{2}"])
 def test_hostile_completions_score_within_bounds(gold):
-    scores = [_value(v) for v in math_reward(HOSTILE, [gold] * len(HOSTILE), timeout=0.5)]
+    scores = scores_of(HOSTILE, [gold] * len(HOSTILE), timeout=0.5)
     assert len(scores) == len(HOSTILE)
     for completion, value in zip(HOSTILE, scores):
         assert value in (0.0, 1.0, None), completion[:80]
@@ -146,15 +154,19 @@ def test_huge_numbers_are_compared_exactly():
     assert score(f"<answer>{digits}</answer>", digits) == 1.0
     assert score(f"<answer>{digits[:-1]}8</answer>", digits) == 0.0
     assert score("The answer is " + digits, digits) == 1.0
+    assert score("The answer is " + digits[:-1] + "8", digits) == 0.0
 
 
 def test_latex_power_tower_times_out_as_wrong():
-    (timed_out,) = math_reward(["\\boxed{9^{9^{9^{9}}}}"], ["5"], timeout=0.5)
+    (timed_out,) = math_reward(["\\boxed{9^{9^{9^{9}}}}"], ["5"], timeout=0.5, allow_expressions=True)
     assert timed_out.reason == "timeout" and timed_out.score == 0.0
+    # With a plain-number gold, an expression is not an answer: wrong at once, nothing to time out.
+    assert math_reward(["\\boxed{9^{9^{9^{9}}}}"], ["5"], timeout=0.5) == [0.0]
 
 
 def test_gold_bomb_does_not_hang():
-    assert score("<answer>5</answer>", "10^{10^{10}}", timeout=0.5) in (0.0, None)
+    (value,) = math_reward(["<answer>5</answer>"], ["10^{10^{10}}"], timeout=0.5)
+    assert value == 0.0 or isinstance(value, Unscored)
 
 
 def test_timeout_works_off_the_main_thread():
@@ -162,14 +174,19 @@ def test_timeout_works_off_the_main_thread():
 
     def target():
         results["scores"] = math_reward(
-            ["\\boxed{9^{9^{9^{9}}}}", "<answer>5</answer>", "\\boxed{\\frac{10}{2}}"], ["5", "5", "5"], timeout=0.5
+            ["\\boxed{9^{9^{9^{9}}}}", "<answer>5</answer>", "\\boxed{\\frac{10}{2}}"],
+            ["5", "5", "5"],
+            timeout=0.5,
+            allow_expressions=True,
         )
 
     thread = threading.Thread(target=target)
     thread.start()
     thread.join(timeout=60)
     assert not thread.is_alive()
-    assert [_value(v) for v in results["scores"]] == [0.0, 1.0, 1.0]
+    tower, plain, expression = results["scores"]
+    assert isinstance(tower, Unscored) and tower.reason == "timeout" and tower.score == 0.0
+    assert (plain, expression) == (1.0, 1.0)
 
 
 PWNED = "/tmp/grpo_math_pwned"
@@ -190,7 +207,8 @@ def test_model_text_is_never_run_as_code(completion, gold):
     if os.path.exists(PWNED):
         os.remove(PWNED)
     value = score(completion, gold)
-    assert value in (0.0, None)
+    # A gold answer that is itself this text may be matched as text; it is never run.
+    assert value in (0.0, None) or completion.strip("<>/answr$\\boxed{}") == gold
     assert not os.path.exists(PWNED)
 
 
@@ -207,7 +225,7 @@ def test_one_bad_item_does_not_fail_the_batch():
 def test_batch_scores_match_single_scores():
     completions = ["<answer>5</answer>", "\\boxed{\\frac{1}{2}}", "nothing", "so 12", "\\boxed{(1,2]}"]
     golds = ["5", "0.5", "3", "12", "(1, 2]"]
-    assert math_reward(completions, golds) == [score(c, g) for c, g in zip(completions, golds)]
+    assert scores_of(completions, golds) == [score(c, g) for c, g in zip(completions, golds)]
 
 
 def test_both_completion_shapes_through_load_rewards():
