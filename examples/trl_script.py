@@ -13,7 +13,6 @@ import json
 from pathlib import Path
 
 import grpo_core
-from grpo_core.models import tiny_random_path
 
 DATA = Path(__file__).parent / "data" / "addition.jsonl"
 SYSTEM_PROMPT = "Answer with the number inside <answer></answer>, for example <answer>7</answer>."
@@ -35,7 +34,7 @@ def main() -> None:
     dataset = Dataset.from_list(rows)
 
     rewards = grpo_core.load_rewards(["math", "xml-format"], args={"xml-format": {"tags": "answer"}})
-    model = options.model or tiny_random_path()
+    model = grpo_core.resolve_model(options.model or "tiny-random")
     args = GRPOConfig(
         output_dir=options.output_dir,
         max_steps=options.max_steps,

@@ -1,11 +1,20 @@
-"""grpo-core: installable, property-checked reward plugins for GRPO training with TRL."""
+"""grpo-core: installable, property-checked reward plugins for GRPO training with TRL.
+
+The public API is what this module exports (``__all__``) and ``grpo_core.testing``, the author
+kit. Plugins, examples and scripts import only these two; every other module is internal.
+"""
 
 from grpo_core.errors import GrpoError, PluginError, RewardError, UsageError
 from grpo_core.hookspecs import hookimpl
-from grpo_core.numbers import Number, parse_plain_number as parse_number, same_number
+from grpo_core.loading import load_dataset, resolve_model
+from grpo_core.numbers import Number, NumberMatch, find_numbers, same_number
+from grpo_core.numbers import parse_plain_number as parse_number
 from grpo_core.params import Param
+from grpo_core.plugins import get_spec, registered, reload_plugins
 from grpo_core.rewards import Direction, Reward, RewardSpec, Unscored, completion_text, load_rewards
 from grpo_core.specs import DatasetSpec, HardwareProfile, ModelSpec
+from grpo_core.tags import answer_tag
+from grpo_core.timeout import run_with_timeouts, warm_workers
 
 __all__ = [
     "DatasetSpec",
@@ -14,6 +23,7 @@ __all__ = [
     "HardwareProfile",
     "ModelSpec",
     "Number",
+    "NumberMatch",
     "Param",
     "PluginError",
     "Reward",
@@ -21,9 +31,28 @@ __all__ = [
     "RewardSpec",
     "Unscored",
     "UsageError",
+    "answer_tag",
     "completion_text",
+    "find_numbers",
+    "get_spec",
+    "grpo_run",
     "hookimpl",
+    "load_dataset",
     "load_rewards",
     "parse_number",
+    "registered",
+    "reload_plugins",
+    "resolve_model",
+    "run_with_timeouts",
     "same_number",
+    "warm_workers",
 ]
+
+
+def __getattr__(name: str):
+    # The command line imports more than a plugin needs, so it loads on first use.
+    if name == "grpo_run":
+        from grpo_core.cli import cli
+
+        return cli
+    raise AttributeError(f"module 'grpo_core' has no attribute {name!r}")

@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 import re
 from fractions import Fraction
-from typing import NamedTuple
+from typing import Iterator, NamedTuple
 
 # Past these sizes a number is compared by its canonical digits only, never turned into an int.
 MAX_EXACT_DIGITS = 300
@@ -315,3 +315,35 @@ def same_number(gold: Number, prediction: Number, *, rel_tol: float = 0.0) -> bo
     if rel_tol:
         return abs(y - x) <= Fraction(rel_tol) * abs(x)
     return False
+
+
+class NumberMatch:
+    """One number written in running text, as ``find_numbers`` yields it: ``start``, ``end`` and ``number``."""
+
+    __slots__ = ("_match",)
+
+    def __init__(self, match: re.Match) -> None:
+        self._match = match
+
+    @property
+    def start(self) -> int:
+        return self._match.start()
+
+    @property
+    def end(self) -> int:
+        return self._match.end()
+
+    @property
+    def number(self) -> Number | None:
+        """The Number written there, or None when it cannot be read (such as ``1e99999999999``)."""
+        return parse_number_token(self._match)
+
+
+def find_numbers(text: str, start: int = 0) -> Iterator[NumberMatch]:
+    """The numbers written in running text from ``start`` on, in order (``"x2"`` and ``"v1.5"`` are not numbers).
+
+    Reads signs, currency signs, thousands separators, decimals, scientific notation, ``3/4`` and a
+    trailing ``%``. Each match is read into a Number only when its ``number`` is asked for.
+    Public as ``grpo_core.find_numbers``.
+    """
+    return (NumberMatch(match) for match in NUMBER_TOKEN.finditer(text, start))

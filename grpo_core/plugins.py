@@ -228,3 +228,20 @@ class registered:
     def __exit__(self, *exc) -> None:
         global _registry
         _registry = self._saved
+
+
+def reload_plugins() -> None:
+    """Forget the loaded plugins, so the next lookup finds what is installed now (after ``pip install``, in tests)."""
+    use_registry(None)
+
+
+def get_spec(kind: str, name: str):
+    """The spec registered as ``name``: ``kind`` is ``"reward"``, ``"dataset"``, ``"profile"`` or ``"model"``.
+
+    Its ``distribution`` says which package registered it. An unknown name is a UsageError that
+    lists the installed ones.
+    """
+    kinds = {"reward": "rewards", "dataset": "datasets", "profile": "profiles", "model": "models"}
+    if kind not in kinds:
+        raise UsageError(f"unknown kind '{kind}'; use one of: {', '.join(kinds)}")
+    return get_registry().get(kinds[kind], name)

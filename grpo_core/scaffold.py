@@ -15,7 +15,8 @@ from pathlib import Path
 
 from grpo_core.errors import UsageError
 
-KINDS = ("reward", "dataset", "profile")
+# reward-text: a reward that reads only the completion, with tests derived from its declarations.
+KINDS = ("reward", "reward-text", "dataset", "profile")
 
 # Output path -> template path ({kind} and {module} filled in).
 FILES = {
@@ -28,6 +29,7 @@ FILES = {
 
 DESCRIPTIONS = {
     "reward": "A {name} reward for GRPO training with grpo-core",
+    "reward-text": "A {name} reward for GRPO training with grpo-core",
     "dataset": "A {name} dataset for GRPO training with grpo-core",
     "profile": "A {name} hardware profile for GRPO training with grpo-core",
 }
@@ -59,7 +61,7 @@ def plugin_names(distribution: str, kind: str = "reward") -> PluginNames:
             "start the name with a letter, e.g. grpo-reward-brevity"
         )
     name = re.sub(r"[-_.]+", "-", distribution).lower()
-    for prefix in (f"grpo-{kind}-", "grpo-"):
+    for prefix in (f"grpo-{kind.split('-')[0]}-", "grpo-"):
         if name.startswith(prefix) and len(name) > len(prefix):
             name = name[len(prefix):]
             break
@@ -144,7 +146,7 @@ def add_command(cli) -> None:
     @cli.command(name="new-plugin")
     @click.argument("name")
     @click.option("--kind", type=click.Choice(KINDS), default="reward", show_default=True,
-                  help="What the plugin registers.")
+                  help="What the plugin registers (reward-text: a reward that reads only the completion).")
     @click.option("--dir", "directory", type=click.Path(file_okay=False),
                   help="Folder to write the package in (default: ./NAME); must be new or empty.")
     def new_plugin(name, kind, directory):

@@ -193,3 +193,32 @@ def call_with_timeout(func: Callable, *args, timeout: float, **kwargs) -> Any:
     if isinstance(result, Failure):
         raise RuntimeError(result.error)
     return result
+
+
+def run_with_timeouts(func: Callable, calls: list[tuple[tuple, dict]], seconds: float) -> list[Any]:
+    """Run ``func(*args, **kwargs)`` for each ``(args, kwargs)`` in ``calls`` in worker processes, ``seconds`` each.
+
+    Returns one result per call, in order: the call's value, ``Unscored("timeout", ...)`` for a call
+    that missed its deadline (its worker is killed and replaced), or ``Unscored("error", ...)`` for one
+    that raised. Works from any thread. ``func`` and its arguments must be picklable (a module-level
+    function). ``GRPO_REWARD_WORKERS`` sets the number of workers. Public as ``grpo_core.run_with_timeouts``.
+    """
+    from grpo_core.rewards import Unscored
+
+    results = get_pool().map(func, calls, seconds)
+    return [
+        Unscored("timeout", f"took longer than {seconds:g} s") if result is TIMEOUT
+        else Unscored("error", result.error) if isinstance(result, Failure)
+        else result
+        for result in results
+    ]
+
+
+def warm_workers(func: Callable, seconds: float) -> None:
+    """Run ``func()`` once in every worker process, e.g. to import a heavy module before deadlines matter.
+
+    A worker started after a timeout starts cold: call this again after a result timed out.
+    Public as ``grpo_core.warm_workers``.
+    """
+    pool = get_pool()
+    pool.map(func, [((), {})] * pool.size, seconds)

@@ -26,6 +26,7 @@ def run(*args):
         ("grpo-dataset-riddles", "dataset", ("grpo_dataset_riddles", "riddles")),
         ("grpo-a100", "profile", ("grpo_a100", "a100")),
         ("acme-score", "reward", ("acme_score", "acme-score")),
+        ("grpo-reward-terse", "reward-text", ("grpo_reward_terse", "terse")),
         ("grpo-reward-", "reward", None),
     ],
 )
@@ -91,7 +92,7 @@ def test_pyproject_declares_the_entry_point(kind, tmp_path):
     assert project["project"]["entry-points"]["grpo"] == {"thing": "grpo_thing"}
     assert project["project"]["dependencies"][0].startswith("grpo-core")
     source = (folder / "grpo_thing" / "__init__.py").read_text()
-    assert f"def register_{kind}s(register):" in source and "@hookimpl" in source
+    assert f"def register_{kind.split('-')[0]}s(register):" in source and "@hookimpl" in source
 
 
 def test_render_refuses_unknown_placeholders():
@@ -118,6 +119,40 @@ def test_the_command_is_registered_by_grpo_core():
 def test_generated_package_installs_and_passes_its_tests(kind, tmp_path):
     """pip install the package as written, then run its own tests against the installed copy."""
     folder, _ = write_plugin(f"grpo-{kind}-scaffolded", kind, tmp_path / "package")
+    _install_and_run_its_tests(folder, kind, tmp_path)
+
+
+# A different text reward: the share of non-empty lines that are bullet points.
+BULLETS = '''
+def score(completion, *, tag="answer"):
+    """The share of non-empty lines that start with '- '."""
+    lines = [line for line in completion.splitlines() if line.strip()]
+    return sum(line.lstrip().startswith("- ") for line in lines) / len(lines) if lines else 0.0
+
+
+def better_worse(params):
+    return [("- a\\n- b", "a\\nb"), ("- a\\n- b", "- a\\nb"), ("- a", "")]
+
+
+def best(params):
+    return "- one\\n- two"
+
+
+'''
+
+
+@pytest.mark.slow
+def test_text_reward_tests_follow_a_changed_score(tmp_path):
+    """The reward-text tests read the spec's declarations, so a new score with its own pairs passes them unchanged."""
+    folder, _ = write_plugin("grpo-reward-text-scaffolded", "reward-text", tmp_path / "package")
+    module = folder / "grpo_reward_text_scaffolded" / "__init__.py"
+    source = module.read_text()
+    start, end = source.index("def score("), source.index("def _pairs(")
+    module.write_text(source[:start] + BULLETS.lstrip() + source[end:])
+    _install_and_run_its_tests(folder, "reward-text", tmp_path)
+
+
+def _install_and_run_its_tests(folder, kind, tmp_path):
     site = tmp_path / "site"
     install = subprocess.run(
         [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
@@ -125,7 +160,7 @@ def test_generated_package_installs_and_passes_its_tests(kind, tmp_path):
         capture_output=True, text=True, timeout=300,
     )
     assert install.returncode == 0, install.stderr
-    assert (site / f"grpo_{kind}_scaffolded" / "__init__.py").exists()
+    assert (site / f"grpo_{kind.replace('-', '_')}_scaffolded" / "__init__.py").exists()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")]),
            "HF_HUB_OFFLINE": "1"}
     for variable in ("GRPO_LOAD_PLUGINS", "GRPO_DISABLE_PLUGINS"):
@@ -141,6 +176,6 @@ def test_generated_package_installs_and_passes_its_tests(kind, tmp_path):
     )
     assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-2000:]
     assert " passed" in result.stdout and "skipped" not in result.stdout
-    listed = subprocess.run([sys.executable, "-m", "grpo_core", f"{kind}s", "--json"], capture_output=True,
+    listed = subprocess.run([sys.executable, "-m", "grpo_core", f"{kind.split('-')[0]}s", "--json"], capture_output=True,
                             text=True, env=env, timeout=120)
     assert '"distribution": "grpo-' + kind + '-scaffolded"' in listed.stdout, listed.stdout + listed.stderr

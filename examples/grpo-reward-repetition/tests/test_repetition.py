@@ -50,10 +50,9 @@ def test_distinct_words_score_one(words):
 
 
 def test_installed_entry_point():
-    from grpo_core import load_rewards
-    from grpo_core.plugins import get_registry
+    from grpo_core import load_rewards, reload_plugins
 
-    get_registry(refresh=True)
+    reload_plugins()
     (reward,) = load_rewards(["repetition"], args={"repetition": {"n": 2}})
     assert reward.spec.distribution == "grpo-reward-repetition"
     assert reward(prompts=[""], completions=["a b a b"]) == [2 / 3]

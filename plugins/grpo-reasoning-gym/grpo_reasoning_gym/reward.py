@@ -9,10 +9,9 @@ to a right answer and 0.0 otherwise; graded scoring passes the checker's partial
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
-from grpo_core import completion_text, parse_number, same_number
+from grpo_core import answer_tag, completion_text, parse_number, same_number
 
 from grpo_reasoning_gym.entries import load_entry
 
@@ -31,30 +30,10 @@ EXTRACT_MODES = ("answer-tag", "whole")
 MAX_ANSWER = 100_000  # characters; a longer answer is not an answer, and some checkers are slow on it
 
 
-@lru_cache(maxsize=32)
-def _tag_patterns(tag: str) -> tuple[re.Pattern, re.Pattern]:
-    name = re.escape(tag)
-    return re.compile(rf"<{name}\s*>", re.I), re.compile(rf"</{name}\s*>", re.I)
-
-
-def tag_content(text: str, tag: str = "answer") -> str | None:
-    """The text inside the last complete ``<tag>...</tag>`` pair, or None (linear in the text's length)."""
-    opening, closing = _tag_patterns(tag)
-    close = None
-    for close in closing.finditer(text):
-        pass
-    if close is None:
-        return None
-    start = None
-    for start in opening.finditer(text, 0, close.start()):
-        pass
-    return None if start is None else text[start.end() : close.start()]
-
-
 def extract_answer(completion, tag: str = "answer", extract: str = "answer-tag") -> str | None:
     """The answer a completion gives: inside the last ``<tag>`` pair, or the whole text with ``extract=whole``."""
     text = completion_text(completion)
-    span = tag_content(text, tag) if extract == "answer-tag" else text
+    span = answer_tag(text, tag) if extract == "answer-tag" else text
     if span is None:
         return None
     span = span.strip()

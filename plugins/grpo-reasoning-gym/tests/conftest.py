@@ -9,11 +9,11 @@ os.environ["HF_DATASETS_OFFLINE"] = "1"
 @pytest.fixture(autouse=True)
 def fresh_registry():
     """Each test loads the installed plugins afresh."""
-    from grpo_core.plugins import use_registry
+    from grpo_core import reload_plugins
 
-    use_registry(None)
+    reload_plugins()
     yield
-    use_registry(None)
+    reload_plugins()
 
 
 def pytest_configure(config):

@@ -4,16 +4,14 @@ import json
 
 import pytest
 
-from grpo_core import UsageError
-from grpo_core.plugins import get_registry
+from grpo_core import UsageError, load_dataset
 
 from grpo_reasoning_gym.dataset import counts, generate_rows
 from grpo_reasoning_gym.entries import dump_entry, load_entry
 
 
 def load(**args):
-    spec = get_registry().dataset("reasoning-gym")
-    return spec.load(**spec.resolve(args))
+    return load_dataset("reasoning-gym", args)
 
 
 def test_rows_carry_what_scoring_needs():
@@ -82,9 +80,9 @@ def test_entries_survive_json_intact():
 def test_listing_every_task(tmp_path):
     from click.testing import CliRunner
 
-    from grpo_core.cli import cli
+    from grpo_core import grpo_run
 
-    result = CliRunner().invoke(cli, ["reasoning-gym-tasks", "--json"])
+    result = CliRunner().invoke(grpo_run, ["reasoning-gym-tasks", "--json"])
     assert result.exit_code == 0, result.output
     rows = json.loads(result.output)
     names = {row["task"] for row in rows}

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import grpo_core
-from grpo_core.errors import UsageError
+from grpo_core import UsageError
 from grpo_reward_length import SHAPES, SPEC, length_reward, text_of_length
 
 

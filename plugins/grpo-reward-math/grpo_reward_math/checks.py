@@ -151,14 +151,15 @@ def question_text(prompt) -> str:
 
 def degenerate(prompt, columns: dict, params: dict) -> list[tuple[str, str]]:
     """Completions that do not answer the row: the question or its expressions copied, its numbers, placeholders."""
+    from grpo_core import parse_number, same_number
+
     from grpo_reward_math.reward import read_gold
-    from grpo_core.numbers import parse_plain_number, same_number
 
     question = question_text(prompt)
     gold = read_gold(columns.get("answer"))
 
     def not_the_answer(text: str) -> bool:
-        number = parse_plain_number(text)
+        number = parse_number(text)
         return not (number is not None and hasattr(gold, "key") and same_number(gold, number))
 
     found: list[tuple[str, str]] = []

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from functools import lru_cache
 
-from grpo_core.numbers import NUMBER_TOKEN, Number, parse_number_token, parse_plain_number
+from grpo_core import Number, find_numbers, parse_number
 
 MAX_BOXED_TRIES = 8  # unbalanced \boxed{ occurrences tried, from the last one back
 MAX_GROUP = 12  # boxes joined into one list answer at most
@@ -33,28 +32,6 @@ _SEPARATOR = re.compile(
 _INLINE_MATH = (("$$", "$$"), ("\\[", "\\]"), ("$", "$"), ("\\(", "\\)"))
 _SENTENCE_END = re.compile(r"\.(?:\s|$)|\n|(?i:\bI hope\b)")
 _WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}")
-
-
-@lru_cache(maxsize=32)
-def _tag_patterns(tag: str) -> tuple[re.Pattern, re.Pattern]:
-    name = re.escape(tag)
-    return re.compile(rf"<{name}\s*>", re.I), re.compile(rf"</{name}\s*>", re.I)
-
-
-def tag_content(text: str, tag: str = "answer") -> str | None:
-    """The text inside the last complete ``<tag>...</tag>`` pair, or None if there is none."""
-    opening, closing = _tag_patterns(tag)
-    close = None
-    for close in closing.finditer(text):
-        pass
-    if close is None:
-        return None
-    start = None
-    for start in opening.finditer(text, 0, close.start()):
-        pass
-    if start is None:
-        return None
-    return text[start.end() : close.start()]
 
 
 def boxes(text: str, limit: int = MAX_GROUP) -> list[tuple[int, int, str]]:
@@ -161,7 +138,7 @@ def whole_answer(text: str) -> str | None:
         if text.startswith(start) and text.endswith(end) and len(text) > len(start) + len(end):
             inner = text[len(start) : -len(end)]
             return text if start not in inner else None
-    if _WORD.search(text) and parse_plain_number(text) is None:
+    if _WORD.search(text) and parse_number(text) is None:
         return None  # prose, not an answer (12 apples and 28 pct are answers)
     return text
 
@@ -194,20 +171,20 @@ def anchored_number(text: str) -> Number | None:
         for anchor in pattern.finditer(text):
             pass
         if anchor is not None:
-            token = NUMBER_TOKEN.match(text, anchor.end())
-            if token is not None:
-                return parse_number_token(token) or UNREADABLE
+            token = next(find_numbers(text, anchor.end()), None)
+            if token is not None and token.start == anchor.end():
+                return token.number or UNREADABLE
     return None
 
 
 def last_number(text: str) -> Number | None:
     """The last number written in the text (an unreadable one, e.g. ``1e99999999999``, matches nothing)."""
     token = None
-    for token in NUMBER_TOKEN.finditer(text):
+    for token in find_numbers(text):
         pass
     if token is None:
         return None
-    return parse_number_token(token) or UNREADABLE
+    return token.number or UNREADABLE
 
 
 def prose_number(text: str) -> Number | None:

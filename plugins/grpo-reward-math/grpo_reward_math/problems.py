@@ -10,7 +10,7 @@ import random
 import re
 from pathlib import Path
 
-from grpo_core.errors import UsageError
+from grpo_core import UsageError
 
 # Short (every prompt token costs training time on a CPU); the few-shot turns show the exact form
 # the math reward reads first (the answer tag), which a 135M-parameter instruct model then copies.

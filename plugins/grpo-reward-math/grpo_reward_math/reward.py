@@ -13,8 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from grpo_core import Unscored, completion_text
-from grpo_core.numbers import NUMBER_TOKEN, Number, parse_number_token, parse_plain_number, same_number
+from grpo_core import Number, Unscored, answer_tag, completion_text, find_numbers, parse_number, same_number
 
 from grpo_reward_math.extract import (
     box_group,
@@ -22,7 +21,6 @@ from grpo_reward_math.extract import (
     last_math,
     last_number,
     marked_answer,
-    tag_content,
     whole_answer,
 )
 from grpo_reward_math.symbolic import MAX_TEXT
@@ -70,7 +68,7 @@ def read_gold(raw) -> Number | str | Unreadable:
     if "\\boxed" in text or "\\fbox" in text:
         found = boxes(text)
         answer = found[0][2] if len(found) == 1 else answer  # several boxes: a list, for math-verify
-    number = parse_plain_number(answer)
+    number = parse_number(answer)
     if number is not None:
         return number
     if _LETTERS_ONLY.fullmatch(text) and any(len(w) > 2 and w.lower() not in _MATH_WORDS for w in text.split()):
@@ -106,7 +104,7 @@ def find_answer(text: str, extract: str = "auto", tag: str = "answer") -> Found 
         number = last_number(text)
         return Found(number=number, source="number") if number is not None else None
     if extract in ("auto", "answer-tag"):
-        span = tag_content(text, tag)
+        span = answer_tag(text, tag)
         if span is not None:
             return Found(span=span, source="tag")
         if extract == "answer-tag":
@@ -133,23 +131,23 @@ def _plain_prediction(span: str, marked_line: bool = False) -> Number | None:
     """The number an answer span states: the span itself, else what follows its last ``answer is``/``is``."""
     if span.startswith("\\boxed{") and span.endswith("}"):
         span = span[7:-1]
-    number = parse_plain_number(span)
+    number = parse_number(span)
     if number is not None or len(span) > MAX_SPAN:
         return number
     marked = marked_answer(span)  # <answer>The answer is 42.</answer>
     if marked is not None:
         span, marked_line = marked[1], True
-        number = parse_plain_number(span)
+        number = parse_number(span)
     if number is None and "\n" not in span.strip():
         tail = None
         for tail in _IS.finditer(span):  # "The largest $n$ is 34"
             pass
         if tail is not None:
-            number = parse_plain_number(span[tail.end() :])
+            number = parse_number(span[tail.end() :])
     if number is None and marked_line and len(span) < 500:
-        tokens = list(NUMBER_TOKEN.finditer(span))
+        tokens = list(find_numbers(span))
         if len(tokens) == 1:  # "Final Answer: Jane started 3 hours ago": the one number the answer states
-            number = parse_number_token(tokens[0])
+            number = tokens[0].number
     return number
 
 
@@ -242,28 +240,31 @@ def math_reward(
     return scores
 
 
+def _timed_out(result) -> bool:
+    return isinstance(result, Unscored) and result.reason == "timeout"
+
+
 def _judge_symbolic(waiting, scores, timeout) -> None:
-    from grpo_core.timeout import TIMEOUT, Failure, get_pool
+    from grpo_core import run_with_timeouts, warm_workers
 
     from grpo_reward_math.symbolic import gold_parses, judge, warm_up
 
-    pool = get_pool()
     # A worker replaced after a timeout starts cold; importing sympy must not eat an item's deadline.
-    pool.map(warm_up, [((), {})] * pool.size, max(WARM_UP_SECONDS, timeout))
+    warm_workers(warm_up, max(WARM_UP_SECONDS, timeout))
     # Gold answers first, so that a gold math-verify cannot read is unscorable rather than 0.0.
     symbolic_golds = sorted({gold for _, gold, _ in waiting if isinstance(gold, str)})
     readable = set()
     unread: dict[str, Unscored] = {}  # gold answers math-verify could not read in time, or that broke it
     if symbolic_golds:
-        results = pool.map(gold_parses, [((gold,), {}) for gold in symbolic_golds], timeout)
+        results = run_with_timeouts(gold_parses, [((gold,), {}) for gold in symbolic_golds], timeout)
         readable = {gold for gold, ok in zip(symbolic_golds, results) if ok is True}
         for gold, result in zip(symbolic_golds, results):
-            if result is TIMEOUT:
+            if _timed_out(result):
                 unread[gold] = Unscored("timeout", f"reading the gold answer took longer than {timeout:g} s")
-            elif isinstance(result, Failure):
-                unread[gold] = Unscored("error", result.error)
-        if any(result is TIMEOUT for result in results):
-            pool.map(warm_up, [((), {})] * pool.size, max(WARM_UP_SECONDS, timeout))
+            elif isinstance(result, Unscored):
+                unread[gold] = result
+        if any(_timed_out(result) for result in results):
+            warm_workers(warm_up, max(WARM_UP_SECONDS, timeout))
     unique: dict[tuple, list[int]] = {}  # identical (gold, answer) items, common within a GRPO group, run once
     for index, gold, item in waiting:
         if isinstance(gold, str) and gold not in readable:
@@ -276,11 +277,11 @@ def _judge_symbolic(waiting, scores, timeout) -> None:
     if not unique:
         return
     calls = [(key, {}) for key in unique]
-    for indices, result in zip(unique.values(), pool.map(judge, calls, timeout)):
-        if result is TIMEOUT:  # an answer too costly to judge is not paid, and is counted
+    for indices, result in zip(unique.values(), run_with_timeouts(judge, calls, timeout)):
+        if _timed_out(result):  # an answer too costly to judge is not paid, and is counted
             value = Unscored("timeout", f"math-verify took longer than {timeout:g} s", score=0.0)
-        elif isinstance(result, Failure):
-            value = Unscored("error", result.error)
+        elif isinstance(result, Unscored):
+            value = result
         elif result is None:
             value = Unscored("unscorable", "math-verify cannot read the gold answer")
         elif result in (0.0, 1.0):

@@ -1,6 +1,6 @@
 """The symbolic tier: math-verify parsing and equivalence, run in grpo_core's worker processes.
 
-These functions are sent to ``grpo_core.timeout.get_pool()``, which kills a worker that misses
+These functions are sent to ``grpo_core.run_with_timeouts``, which kills a worker that misses
 its deadline, so they call math-verify with its own signal-based timeouts switched off.
 Model text only reaches math-verify's LaTeX parser and its number-and-operator expression
 regex; nothing here evaluates text as Python.

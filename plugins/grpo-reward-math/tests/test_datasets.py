@@ -11,10 +11,9 @@ GSM8K_FILE = Path(__file__).parent / "fixtures" / "gsm8k_sample.jsonl"
 
 
 def load(name, **args):
-    from grpo_core.plugins import get_registry
+    from grpo_core import load_dataset
 
-    spec = get_registry().dataset(name)
-    return spec.load(**spec.resolve(args))
+    return load_dataset(name, args)
 
 
 def _rows(path):

@@ -8,8 +8,7 @@ import pytest
 
 import grpo_core
 import grpo_reward_xml
-from grpo_core import UsageError, load_rewards
-from grpo_core.plugins import get_registry, registered, use_registry
+from grpo_core import UsageError, get_spec, load_rewards, registered, reload_plugins
 
 CLEAN_THINK = "<think>\nI add 2 and 2, which makes 4.\n</think>\n<answer>\n4\n</answer>"
 
@@ -53,12 +52,9 @@ def test_defaults_are_incremental_reasoning_answer(only_this_plugin):
 
 
 def test_string_parameters_from_the_command_line(only_this_plugin):
-    from grpo_core.options import parse_reward_options
-
-    names, weights, args = parse_reward_options(
-        ["xml-format=0.5"], ["xml-format.tags=think,answer", "xml-format.prefilled=true", "xml-format.mode=soft"]
-    )
-    [reward] = load_rewards(names, args, weights)
+    # As the command line passes them: every value is text.
+    args = {"xml-format": {"tags": "think,answer", "prefilled": "true", "mode": "soft"}}
+    [reward] = load_rewards(["xml-format"], args, {"xml-format": 0.5})
     assert reward.weight == 0.5
     scores, _ = _call(reward, ["Let me see what 2 and 2 make.</think> <answer>4</answer>", CLEAN_THINK])
     assert scores == [1.0, 0.0]  # with prefilled, writing <think> again is a duplicate
@@ -84,13 +80,13 @@ def test_bad_parameters_are_sentences_at_load_time(only_this_plugin, args, messa
 
 def test_registered_through_the_entry_point(monkeypatch):
     monkeypatch.setenv("GRPO_LOAD_PLUGINS", "grpo-reward-xml")
-    use_registry(None)
+    reload_plugins()
     try:
-        spec = get_registry().reward("xml-format")
+        spec = get_spec("reward", "xml-format")
         assert spec.distribution == "grpo-reward-xml"
         assert spec.func is grpo_reward_xml.xml_format_reward
     finally:
-        use_registry(None)
+        reload_plugins()
 
 
 def test_gold_scores_the_top_bound_through_the_adapter(only_this_plugin):

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-EXAMPLES = Path(__file__).resolve().parents[1]
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 CONFIGS = sorted((EXAMPLES / "configs").glob("*.yaml"))
 
 

