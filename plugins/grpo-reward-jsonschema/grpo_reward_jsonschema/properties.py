@@ -281,11 +281,49 @@ def rows(params):
     def row(schema):
         found = {} if params.get("schema") else {"schema": json.dumps(schema)}
         if params.get("expected_column"):
-            value = valid_example(schema if schema is not None else _schema_of({}, params))
-            found["expected"] = None if value is _FAIL else json.dumps(value)
+            schema = schema if schema is not None else _schema_of({}, params)
+            value = valid_example(schema)
+            found["expected"] = None if value is _FAIL else json.dumps(_informative(schema, value))
         return found
 
     return _schemas(params).map(row)
+
+
+def _informative(schema, value):
+    """``value`` with filler-like leaves ("", "example", 0, 1, an enum's first option) changed wherever the
+    schema still accepts it: a record a real extraction would give, which filler cannot match by chance."""
+
+    def change(sub, leaf, name):
+        sub = sub if isinstance(sub, dict) else {}
+        if isinstance(leaf, dict):
+            properties = sub.get("properties") if isinstance(sub.get("properties"), dict) else {}
+            return {key: change(properties.get(key), item, key) for key, item in leaf.items()}
+        if isinstance(leaf, list):
+            items = sub.get("items") if isinstance(sub.get("items"), dict) else {}
+            return [change(items, item, name) for item in leaf]
+        enum = sub.get("enum")
+        if isinstance(enum, list) and len(enum) > 1 and leaf == enum[0]:
+            return enum[-1]
+        if isinstance(leaf, str) and "format" not in sub and "pattern" not in sub:  # formats are not validated here
+            return f"{name} value"
+        if isinstance(leaf, (int, float)) and not isinstance(leaf, bool) and leaf in (0, 1):
+            return 7 if isinstance(leaf, int) else 7.5
+        return leaf
+
+    try:
+        validator = _offline_validator(schema)
+        if not isinstance(value, dict):
+            changed = change(schema, value, "field")
+            return changed if validator.is_valid(changed) else value
+        properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        result = dict(value)
+        for key, item in value.items():  # one property at a time, keeping each change the schema accepts
+            trial = {**result, key: change(properties.get(key), item, key)}
+            if validator.is_valid(trial):
+                result = trial
+        return result
+    except Exception:
+        return value
 
 
 def _cases(params):
@@ -293,7 +331,8 @@ def _cases(params):
 
     def with_instance(row):
         schema = _schema_of(row, params)
-        value = valid_example(schema)
+        expected = row.get("expected")
+        value = json.loads(expected) if isinstance(expected, str) else valid_example(schema)
         return row, value, [] if value is _FAIL else _ways_to_break(schema, value)
 
     return rows(params).map(with_instance).filter(lambda case: bool(case[2]))
