@@ -75,7 +75,10 @@ def _pairs(params: dict, absent: bool):
         wrong = corruptions(row)
         return right, format_answer(wrong[choice % len(wrong)], params), columns
 
-    usable = [row for row in generated_rows() if row["task"] in NUMBER_TASKS or row["task"] in SAFE_CORRUPTIONS]
+    # Graded scoring (strict=false) passes a number task's checker score through, and some checkers accept
+    # a rounded or negated value: those pairs are drawn only from tasks whose checker refuses every corruption.
+    exact = params.get("strict", True)
+    usable = [row for row in generated_rows() if (exact and row["task"] in NUMBER_TASKS) or row["task"] in SAFE_CORRUPTIONS]
     return st.tuples(st.sampled_from(usable), st.integers(0, 7)).map(build)
 
 

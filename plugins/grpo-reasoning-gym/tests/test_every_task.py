@@ -13,10 +13,11 @@ ITEMS = 3
 # Tasks where some corruption of the gold still scores 1.0 (reasoning-gym 0.1.25, seed 0): an equivalent
 # way to write the same answer (-8.000 for -8.00, a reordered sum, another valid move list) or a checker that
 # accepts a wrong one (spell_backward: "suolunips0"; game_of_life_halting: "Tru"; time_intervals: "28 day").
+# polynomial_multiplication's checker reads a trailing "!" as a factorial, so "y**2!" equals "y**2".
 TIES_WITH_GOLD = {
     "advanced_geometry", "complex_arithmetic", "decimal_arithmetic", "fraction_simplification",
     "game_of_life_halting", "intermediate_integration", "kakurasu", "knights_knaves", "polynomial_equations",
-    "pool_matrix", "power_function", "puzzle24", "quantum_lock", "simple_integration", "sokoban",
+    "polynomial_multiplication", "pool_matrix", "power_function", "puzzle24", "quantum_lock", "simple_integration", "sokoban",
     "spell_backward", "time_intervals",
 }
 NO_GOLD = {"boxnet", "graph_color", "propositional_logic", "rubiks_cube", "rush_hour"}
