@@ -8,7 +8,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from grpo_core.config import RunSettings, check_grpo_fields, grpo_config_fields
+from grpo_core.settings import RunSettings, describe_settings, grpo_config_fields, layer, parse_grpo_fields
 from grpo_core.data import check_columns
 from grpo_core.errors import UsageError
 from grpo_core.plugins import get_registry
@@ -60,11 +60,10 @@ def resolve(settings: RunSettings, log=print, load_dataset: bool = True, num_pro
     if settings.model is None:
         raise UsageError("no model selected; add --model NAME_OR_PATH")
     check_model_name(settings.model)
-    grpo_settings = check_grpo_fields(settings.grpo, "GRPOConfig")
+    grpo_settings = parse_grpo_fields(settings.grpo, "GRPOConfig")
     check_is_folder(grpo_settings.get("output_dir") or DEFAULT_OUTPUT_DIR)
     profile, reason = pick_profile(settings.profile)
-    grpo = dict(profile.grpo_config)
-    grpo.update(grpo_settings)
+    grpo = layer(*({"grpo": values} for values in (settings.base_grpo, profile.grpo_config, grpo_settings)))["grpo"]
     grpo["output_dir"] = str(Path(grpo.get("output_dir") or DEFAULT_OUTPUT_DIR).absolute())
     grpo["reward_weights"] = [float(r.weight) for r in rewards]
     if not grpo.get("use_cpu") and not _has_accelerator():
@@ -432,6 +431,7 @@ def describe(run: ResolvedRun, launch_command: list[str] | None = None) -> str:
                 {"name": r.__name__, "weight": r.weight, "params": r.params, "columns": r.columns} for r in run.rewards
             ],
             "profile": {"name": run.profile.name, "reason": run.profile_reason},
+            "settings": describe_settings(run.settings),
             "grpo_config": run.grpo,
             "model_kwargs": run.profile.model_kwargs,
             "lora": run.profile.lora,

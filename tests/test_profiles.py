@@ -145,15 +145,22 @@ def test_auto_picks_from_the_hardware_and_says_why(monkeypatch, cuda, present, e
 def test_show_profile_command(monkeypatch):
     FakeCuda(free_gib=39.0, total_gib=39.4).install(monkeypatch)
     installed(monkeypatch)
-    result = CliRunner().invoke(cli, ["profile", "auto"])
+    result = CliRunner().invoke(cli, ["profiles", "show", "auto"])
     assert result.exit_code == 0, result.output
     shown = json.loads(result.stdout)
     assert shown["picks"]["name"] == "gpu-40gb" and "39.0 of 39.4 GiB free" in shown["picks"]["reason"]
     assert shown["grpo_config"]["per_device_train_batch_size"] == 16 and shown["lora"]["r"] == 16
-    result = CliRunner().invoke(cli, ["profile", "multi-gpu-zero3"])
+    result = CliRunner().invoke(cli, ["profiles", "show", "multi-gpu-zero3"])
     assert json.loads(result.stdout)["launcher"]["accelerate_config"]["deepspeed_config"]["zero_stage"] == 3
-    result = CliRunner().invoke(cli, ["profile", "gpu-99gb"])
+    result = CliRunner().invoke(cli, ["profiles", "show", "gpu-99gb"])
     assert result.exit_code == 2 and "unknown profile 'gpu-99gb'" in result.output
+
+
+def test_old_profile_command_still_shows_one_with_a_deprecation_line():
+    result = CliRunner().invoke(cli, ["profile", "cpu"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["name"] == "cpu"
+    assert result.stderr.count("\n") == 1 and "deprecated" in result.stderr and "profiles show cpu" in result.stderr
 
 
 class ClusterPlugin:
