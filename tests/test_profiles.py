@@ -71,11 +71,12 @@ def test_gpu_profiles_use_bf16_lora_and_checkpointing_and_cpu_does_not():
     for name in ["gpu", *(tier[0] for tier in GPU_TIERS), "gpu-vllm"]:
         profile = by_name[name]
         assert profile.grpo_config["bf16"] is True and profile.grpo_config["gradient_checkpointing"] is True
-        assert profile.model_kwargs == {"dtype": "bfloat16", "attn_implementation": "sdpa"}
+        assert profile.grpo_config["model_init_kwargs"] == {"dtype": "bfloat16", "attn_implementation": "sdpa"}
+        assert not profile.model_kwargs  # model loading is said in GRPOConfig's own field
         lora = LoraConfig(**profile.lora)
         assert lora.r > 0 and lora.target_modules == "all-linear"
     fp16 = by_name["gpu-fp16"]
-    assert fp16.grpo_config["fp16"] is True and fp16.grpo_config["bf16"] is False and fp16.model_kwargs["dtype"] == "float16"
+    assert fp16.grpo_config["fp16"] is True and fp16.grpo_config["bf16"] is False and fp16.grpo_config["model_init_kwargs"]["dtype"] == "float16"
     assert by_name["cpu"].lora is None and by_name["cpu"].grpo_config["use_cpu"] is True
     vllm = by_name["gpu-vllm"].grpo_config
     assert vllm["use_vllm"] is True and vllm["vllm_mode"] == "colocate" and 0 < vllm["vllm_gpu_memory_utilization"] < 1
@@ -83,11 +84,11 @@ def test_gpu_profiles_use_bf16_lora_and_checkpointing_and_cpu_does_not():
     assert server["use_vllm"] is True and server["vllm_mode"] == "server"
 
 
-def test_model_kwargs_name_real_dtypes():
+def test_model_init_kwargs_name_real_dtypes():
     import torch
 
     for profile in PROFILES:
-        dtype = profile.model_kwargs.get("dtype")
+        dtype = (profile.grpo_config.get("model_init_kwargs") or {}).get("dtype")
         assert dtype is None or isinstance(getattr(torch, dtype), torch.dtype), profile.name
 
 
@@ -203,4 +204,4 @@ def test_dry_run_on_a_mocked_gpu_prints_the_sized_config(monkeypatch, data_file,
     assert resolved["grpo_config"]["bf16"] is True and "use_cpu" not in resolved["grpo_config"]
     assert resolved["grpo_config"]["per_device_train_batch_size"] == 32
     assert resolved["lora"]["target_modules"] == "all-linear"
-    assert resolved["model_kwargs"]["dtype"] == "bfloat16" and resolved["launch"] is None
+    assert resolved["grpo_config"]["model_init_kwargs"]["dtype"] == "bfloat16" and resolved["launch"] is None
