@@ -1,5 +1,5 @@
-"""grpo-core's own plugin: hardware profiles, the local-file and hub datasets, model aliases, ``grpo-run profile``
-and ``grpo-run new-plugin``."""
+"""grpo-core's own plugin: hardware profiles, the local-file and hub datasets, model aliases and
+``grpo-run new-plugin``."""
 
 from __future__ import annotations
 
@@ -86,21 +86,6 @@ def register_models(register):
 
 @hookimpl
 def register_commands(cli):
-    import click
-
-    @cli.command(name="profile")
-    @click.argument("name")
-    def show_profile(name):
-        """Show one hardware profile in full: GRPOConfig fields, model arguments, LoRA and launcher.
-
-        For a profile that picks another (auto, gpu), shows the pick on this machine and why.
-        """
-        import json
-
-        from grpo_core.profiles import describe_profile
-
-        click.echo(json.dumps(describe_profile(name), indent=2, default=str))
-
     from grpo_core.scaffold import add_command
 
     add_command(cli)

@@ -6,8 +6,10 @@ import json
 import sys
 
 import click
+from click_default_group import DefaultGroup
 
 from grpo_core.errors import GrpoError, PluginError, UsageError
+from grpo_core.settings import training_options
 
 
 class CommandError(click.ClickException):
@@ -18,8 +20,9 @@ class CommandError(click.ClickException):
         self.exit_code = exit_code
 
 
-class GrpoGroup(click.Group):
-    """The ``grpo-run`` group: plugin commands attached on first use, errors shown as one line."""
+class GrpoGroup(DefaultGroup):
+    """The ``grpo-run`` group: ``train`` when no command is named, plugin commands attached on first use,
+    errors shown as one line."""
 
     _attached = False
 
@@ -51,36 +54,30 @@ class GrpoGroup(click.Group):
             raise CommandError("interrupted (Ctrl-C); outputs written so far are kept", 130) from None
 
 
-@click.group(cls=GrpoGroup, invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--reward", "rewards", multiple=True, metavar="NAME[=WEIGHT]", help="A reward to train with; repeat for several.")
-@click.option("--reward-arg", "reward_args", multiple=True, metavar="NAME.KEY=VALUE", help="A reward parameter, e.g. length.target=300.")
-@click.option("--dataset", help="Dataset name (see `grpo-run datasets`).")
-@click.option("--dataset-arg", "dataset_args", multiple=True, metavar="KEY=VALUE", help="A dataset parameter, e.g. path=data.jsonl.")
-@click.option("--model", help="Model alias (see `grpo-run models`), local folder or hub id.")
-@click.option("--profile", help="Hardware profile (see `grpo-run profiles`); default: auto.")
-@click.option("--config", "config_file", type=click.Path(dir_okay=False), help="YAML file of GRPOConfig fields plus rewards, dataset, model, profile.")
-@click.option("--max-steps", type=int, help="Number of training steps (GRPOConfig.max_steps).")
-@click.option("--output-dir", help="Where checkpoints, metrics and the final model go.")
-@click.option("--set", "overrides", multiple=True, metavar="FIELD=VALUE", help="Set any GRPOConfig field, e.g. learning_rate=1e-5.")
-@click.option("--resume", is_flag=True, default=None, help="Continue the run in --output-dir from its last checkpoint (checked to be the same run).")
-@click.option("--overwrite", is_flag=True, help="Replace the outputs of an earlier run in --output-dir (only what a run writes there).")
-@click.option("--merge-lora", is_flag=True, default=None, help="With a LoRA profile, also write the merged model to OUTPUT_DIR/merged.")
-@click.option("--no-preflight", is_flag=True, help="Skip the quick property checks of the rewards before training.")
-@click.option("--num-processes", type=click.IntRange(min=1), help="Train in N processes through `accelerate launch`.")
-@click.option("--dry-run", is_flag=True, help="Print the resolved run as JSON and exit; loads no model or dataset, runs no checks, uses no network.")
+# DefaultGroup (as llm uses it) makes `grpo-run --reward math` mean `grpo-run train --reward math`,
+# while options belong to the command that uses them.
+@click.group(cls=GrpoGroup, default="train", default_if_no_args=True,
+             context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="grpo-core", prog_name="grpo-run")
-@click.pass_context
-def cli(ctx, **options):
+def cli():
     """Train a model with GRPO using installed reward plugins.
 
     \b
+    grpo-run                  # the default run: SmolLM2 learns arithmetic, on a CPU
     grpo-run --reward math --reward xml-format --dataset arithmetic --model smollm2-135m
     grpo-run --reward math=2.0 --reward length --reward-arg length.target=300 ...
     grpo-run plugins          # what is installed
     grpo-run rewards          # every reward with its bounds, columns and parameters
+
+    With no command, or with training options first, grpo-run runs `train`.
     """
-    if ctx.invoked_subcommand is not None:
-        return
+
+
+@cli.command(context_settings={"help_option_names": ["-h", "--help"]})
+@training_options
+def train(**options):
+    """Train with GRPO (the default command): the built-in default run, changed field by field by
+    --profile, --config and the flags (see `grpo-run train --help`)."""
     from grpo_core.runner import run_from_options
 
     run_from_options(argv=sys.argv[1:], **options)
@@ -145,26 +142,60 @@ def sample(models, dataset, dataset_args, rewards, reward_args, n, max_new_token
         click.echo(format_comparison(results))
 
 
+def _show_listing(kind: str, as_json: bool) -> None:
+    from grpo_core import listing
+
+    rows = listing.rows(kind)
+    if as_json:
+        click.echo(json.dumps(rows, indent=2, default=str))
+        return
+    table = _table(*rows[0].keys()) if rows else _table("name")
+    for row in rows:
+        table.add_row(*(listing.cell(value) for value in row.values()))
+    _print(table)
+
+
 def _listing(kind: str):
     @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
     def command(as_json):
-        from grpo_core import listing
-
-        rows = listing.rows(kind)
-        if as_json:
-            click.echo(json.dumps(rows, indent=2, default=str))
-            return
-        table = _table(*rows[0].keys()) if rows else _table("name")
-        for row in rows:
-            table.add_row(*(listing.cell(value) for value in row.values()))
-        _print(table)
+        _show_listing(kind, as_json)
 
     command.__doc__ = f"List installed {kind} with their descriptions and parameters."
     return cli.command(name=kind)(command)
 
 
-for _kind in ("rewards", "datasets", "profiles", "models"):
+for _kind in ("rewards", "datasets", "models"):
     _listing(_kind)
+
+
+@cli.group(invoke_without_command=True)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@click.pass_context
+def profiles(ctx, as_json):
+    """List installed hardware profiles; `grpo-run profiles show NAME` shows one in full."""
+    if ctx.invoked_subcommand is None:
+        _show_listing("profiles", as_json)
+
+
+@profiles.command("show")
+@click.argument("name")
+def show_profile(name):
+    """Show one hardware profile in full: GRPOConfig fields, LoRA and launcher.
+
+    For a profile that picks another (auto, gpu), shows the pick on this machine and why.
+    """
+    from grpo_core.profiles import describe_profile
+
+    click.echo(json.dumps(describe_profile(name), indent=2, default=str))
+
+
+@cli.command("profile", hidden=True)
+@click.argument("name")
+def profile_deprecated(name):
+    """Deprecated spelling of `grpo-run profiles show NAME`."""
+    click.echo(f"warning: `grpo-run profile` is deprecated and will be removed; use `grpo-run profiles show {name}`",
+               err=True)
+    show_profile.callback(name)
 
 
 def _table(*columns):

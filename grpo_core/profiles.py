@@ -31,20 +31,22 @@ CPU = {
     "logging_steps": 1,
     "report_to": "none",
     "dataloader_num_workers": 0,
+    "model_init_kwargs": {"dtype": "float32"},
     # TRL turns checkpointing on by default; on a CPU memory is plentiful, and checkpointing turns
     # off the KV cache during generation, which made each step several times slower.
     "gradient_checkpointing": False,
 }
 
 # One GPU with LoRA: adapters learn at a higher rate than full fine-tuning (TRL's 1e-6 default).
+GPU_MODEL = {"dtype": "bfloat16", "attn_implementation": "sdpa"}  # how TRL loads the model (model_init_kwargs)
 GPU = {
     "bf16": True,
+    "model_init_kwargs": GPU_MODEL,
     "gradient_checkpointing": True,
     "gradient_checkpointing_kwargs": {"use_reentrant": False},
     "learning_rate": 1e-5,
     "logging_steps": 1,
 }
-GPU_MODEL = {"dtype": "bfloat16", "attn_implementation": "sdpa"}
 
 # (profile, at least this many GiB free, per_device_train_batch_size, num_generations,
 #  gradient_accumulation_steps), largest first. Sized for models up to a few billion
@@ -57,7 +59,8 @@ GPU_TIERS = (
 )
 
 # GPUs before Ampere (T4, V100) have no bfloat16: half precision, with LoRA adapters kept in float32 by peft.
-GPU_FP16 = {**GPU, "bf16": False, "fp16": True, "per_device_train_batch_size": 4, "num_generations": 4,
+GPU_FP16 = {**GPU, "bf16": False, "fp16": True, "model_init_kwargs": {**GPU_MODEL, "dtype": "float16"},
+            "per_device_train_batch_size": 4, "num_generations": 4,
             "gradient_accumulation_steps": 4}
 
 GPU_VLLM = {
@@ -73,6 +76,7 @@ GPU_VLLM = {
 # Several GPUs: full fine-tuning, sharded; the learning rate stays at TRL's default for that.
 MULTI_GPU = {
     "bf16": True,
+    "model_init_kwargs": GPU_MODEL,
     "gradient_checkpointing": True,
     "gradient_checkpointing_kwargs": {"use_reentrant": False},
     "per_device_train_batch_size": 8,
@@ -135,14 +139,13 @@ def fsdp2_config() -> dict:
 def builtin_profiles() -> list[HardwareProfile]:
     """Every profile grpo-core registers, in listing order."""
     profiles = [
-        HardwareProfile("cpu", "CPU only: float32, no LoRA, small groups", grpo_config=CPU,
-                        model_kwargs={"dtype": "float32"}),
+        HardwareProfile("cpu", "CPU only: float32, no LoRA, small groups", grpo_config=CPU),
         HardwareProfile("auto", "Detect the hardware and pick a profile (says which and why)", pick=pick_auto),
         HardwareProfile(
             "gpu",
             "One GPU: bf16, LoRA, gradient checkpointing; batch and group size picked from free memory "
             f"({', '.join(tier[0] for tier in reversed(GPU_TIERS))}) or gpu-fp16 before Ampere",
-            grpo_config=GPU, model_kwargs=GPU_MODEL, lora=LORA, pick=pick_gpu,
+            grpo_config=GPU, lora=LORA, pick=pick_gpu,
         ),
     ]
     for name, min_free, batch, generations, accumulation in GPU_TIERS:
@@ -151,25 +154,24 @@ def builtin_profiles() -> list[HardwareProfile]:
         where = f"at least {min_free} GiB free" if min_free else "less than 18 GiB free"
         profiles.append(HardwareProfile(
             name, f"One GPU with {where}: bf16, LoRA, gradient checkpointing, {batch} completions per device "
-            f"in groups of {generations}", grpo_config={**GPU, **sizes}, model_kwargs=GPU_MODEL, lora=LORA,
+            f"in groups of {generations}", grpo_config={**GPU, **sizes}, lora=LORA,
         ))
     profiles += [
         HardwareProfile("gpu-fp16", "One GPU without bfloat16 (T4, V100): float16, LoRA, gradient checkpointing",
-                        grpo_config=GPU_FP16, model_kwargs={**GPU_MODEL, "dtype": "float16"}, lora=LORA),
+                        grpo_config=GPU_FP16, lora=LORA),
         HardwareProfile("gpu-vllm", "One large GPU: vLLM generation colocated with training (needs vllm), bf16, LoRA",
-                        grpo_config=GPU_VLLM, model_kwargs=GPU_MODEL, lora=LORA),
+                        grpo_config=GPU_VLLM, lora=LORA),
         HardwareProfile("multi-gpu", "Every GPU of this machine through accelerate launch with DeepSpeed ZeRO-2 "
-                        "(needs deepspeed); full fine-tuning in bf16", grpo_config=MULTI_GPU, model_kwargs=GPU_MODEL,
+                        "(needs deepspeed); full fine-tuning in bf16", grpo_config=MULTI_GPU,
                         launcher={"accelerate_config": deepspeed_config(2)}),
         HardwareProfile("multi-gpu-zero3", "Like multi-gpu with DeepSpeed ZeRO-3: parameters sharded too, "
-                        "for models too large for one GPU", grpo_config=MULTI_GPU, model_kwargs=GPU_MODEL,
+                        "for models too large for one GPU", grpo_config=MULTI_GPU,
                         launcher={"accelerate_config": deepspeed_config(3)}),
         HardwareProfile("multi-gpu-fsdp", "Like multi-gpu with PyTorch FSDP2 instead of DeepSpeed (nothing extra "
-                        "to install)", grpo_config={**MULTI_GPU, "gradient_checkpointing": False},
-                        model_kwargs=GPU_MODEL, launcher={"accelerate_config": fsdp2_config()}),
+                        "to install)", grpo_config={**MULTI_GPU, "gradient_checkpointing": False}, launcher={"accelerate_config": fsdp2_config()}),
         HardwareProfile("multi-gpu-vllm", "ZeRO-2 training on all GPUs but the first, which serves generations: "
                         "start `CUDA_VISIBLE_DEVICES=0 trl vllm-serve --model MODEL` first",
-                        grpo_config={**MULTI_GPU, "use_vllm": True, "vllm_mode": "server"}, model_kwargs=GPU_MODEL,
+                        grpo_config={**MULTI_GPU, "use_vllm": True, "vllm_mode": "server"},
                         launcher={"accelerate_config": deepspeed_config(2), "reserve_gpus": 1}),
     ]
     return profiles
@@ -232,7 +234,6 @@ def describe_profile(name: str) -> dict:
         profile = registry.profile(picked)
     result.update(
         grpo_config=dict(profile.grpo_config),
-        model_kwargs=dict(profile.model_kwargs),
         lora=profile.lora,
         launcher=profile.launcher,
     )

@@ -4,51 +4,53 @@ from __future__ import annotations
 
 import click
 
-from grpo_core.config import (
-    RunSettings,
-    apply_config_file,
-    default_config_file,
-    parse_set_values,
-    read_config_file,
-)
+from grpo_core.config import default_config_file, file_layer, read_config_file
 from grpo_core.options import parse_key_values, parse_reward_options
+from grpo_core.settings import RunSettings, parse_grpo_fields, settings_from_layers
 
 # The quick checks before training must end within 3 s for all rewards together; the checks overshoot
 # the time they are given by a fraction of a second (benchmarks/bench_preflight.py measures the total).
 PREFLIGHT_BUDGET_S = 2.5
 
 
-def settings_from_options(
-    rewards=(), reward_args=(), dataset=None, dataset_args=(), model=None, profile=None, config_file=None,
-    max_steps=None, output_dir=None, overrides=(), resume=None, merge_lora=None, no_preflight=False, overwrite=False,
-    **_ignored,
-) -> RunSettings:
-    """Profile defaults come later; here: the config file, then the flags on top."""
-    settings = RunSettings()
-    if not (config_file or rewards or dataset or model):
-        config_file = default_config_file()  # the embedded default run
-    if config_file:
-        apply_config_file(settings, read_config_file(config_file), config_file)
+def settings_from_options(config_file=None, no_preflight=False, **flags) -> RunSettings:
+    """Built-in default run < hardware profile < config file < flags, field by field (see settings.layer).
+
+    The profile is picked when the run is resolved, so the default run's GRPOConfig values wait in
+    ``base_grpo`` under it. The default run itself (no --config, --reward, --dataset or --model) keeps
+    its values above the profile: they are tuned for the machine ``auto`` picks there, a CPU.
+    """
+    if no_preflight:
+        flags["preflight"] = False
+    top = flag_layer(**flags)
+    default_path = default_config_file()
+    default = file_layer(read_config_file(default_path), default_path)
+    if config_file is None and not {"rewards", "dataset", "model"} & set(top):
+        return settings_from_layers(default, top)
+    default["base_grpo"] = default.pop("grpo", {})
+    default["base_grpo"].pop("output_dir", None)  # another run must not write into the default run's folder
+    layers = [default]
+    if config_file is not None:
+        layers.append(file_layer(read_config_file(config_file), config_file))
+    return settings_from_layers(*layers, top)
+
+
+def flag_layer(rewards=(), reward_args=(), dataset_args=(), overrides=(), max_steps=None, output_dir=None,
+               dry_run=None, num_processes=None, **values) -> dict:
+    """The command-line flags as a settings layer: only what was given."""
+    result = {key: value for key, value in values.items() if value is not None}
     names, weights, args = parse_reward_options(rewards, reward_args)
     if names:
-        settings.rewards, settings.weights = names, weights
-    for owner, values in args.items():
-        settings.reward_args.setdefault(owner, {}).update(values)
-    settings.dataset_args.update(parse_key_values(dataset_args, "--dataset-arg"))
-    for key, value in (("dataset", dataset), ("model", model), ("profile", profile), ("resume", resume),
-                       ("merge_lora", merge_lora)):
-        if value is not None:
-            setattr(settings, key, value)
-    if no_preflight:
-        settings.preflight = False
-    if overwrite:
-        settings.overwrite = True
-    settings.grpo.update(parse_set_values(parse_key_values(overrides, "--set")))
-    if max_steps is not None:
-        settings.grpo["max_steps"] = max_steps
-    if output_dir is not None:
-        settings.grpo["output_dir"] = output_dir
-    return settings
+        result.update(rewards=names, weights=weights)
+    if args:
+        result["reward_args"] = args
+    if dataset_args:
+        result["dataset_args"] = parse_key_values(dataset_args, "--dataset-arg")
+    grpo = {key: text.strip() for key, text in parse_key_values(overrides, "--set").items()}
+    grpo.update({k: v for k, v in (("max_steps", max_steps), ("output_dir", output_dir)) if v is not None})
+    if grpo:
+        result["grpo"] = parse_grpo_fields(grpo, "--set")
+    return result
 
 
 def run_from_options(dry_run=False, num_processes=None, argv=(), **options) -> None:

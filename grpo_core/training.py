@@ -8,7 +8,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from grpo_core.config import RunSettings, check_grpo_fields, grpo_config_fields
+from grpo_core.settings import RunSettings, describe_settings, grpo_config_fields, layer, parse_grpo_fields
 from grpo_core.data import check_columns
 from grpo_core.errors import UsageError
 from grpo_core.plugins import get_registry
@@ -60,13 +60,14 @@ def resolve(settings: RunSettings, log=print, load_dataset: bool = True, num_pro
     if settings.model is None:
         raise UsageError("no model selected; add --model NAME_OR_PATH")
     check_model_name(settings.model)
-    grpo_settings = check_grpo_fields(settings.grpo, "GRPOConfig")
+    grpo_settings = parse_grpo_fields(settings.grpo, "GRPOConfig")
     check_is_folder(grpo_settings.get("output_dir") or DEFAULT_OUTPUT_DIR)
     profile, reason = pick_profile(settings.profile)
-    grpo = dict(profile.grpo_config)
-    grpo.update(grpo_settings)
+    grpo = layer(*({"grpo": values} for values in (settings.base_grpo, profile.grpo_config, grpo_settings)))["grpo"]
     grpo["output_dir"] = str(Path(grpo.get("output_dir") or DEFAULT_OUTPUT_DIR).absolute())
     grpo["reward_weights"] = [float(r.weight) for r in rewards]
+    if profile.model_kwargs:  # a profile written before model_init_kwargs: the same arguments, under TRL's name
+        grpo["model_init_kwargs"] = {**profile.model_kwargs, **(grpo.get("model_init_kwargs") or {})}
     if not grpo.get("use_cpu") and not _has_accelerator():
         grpo.update(use_cpu=True, bf16=False, fp16=False)  # TRL defaults to bf16, which fails on a CPU
     check_grpo_config(grpo, process_count(profile, num_processes))
@@ -217,8 +218,6 @@ def _has_accelerator() -> bool:
 
 def build_trainer(run: ResolvedRun, progress: bool = True):
     """TRL's GRPOTrainer for a resolved run (loads the model), with grpo-core's callbacks."""
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
     from transformers.trainer_callback import PrinterCallback
     from transformers.trainer_callback import ProgressCallback as TqdmCallback
     from trl import GRPOConfig, GRPOTrainer
@@ -230,26 +229,18 @@ def build_trainer(run: ResolvedRun, progress: bool = True):
         grpo.setdefault("disable_tqdm", True)
         _quiet_libraries()
     args = GRPOConfig(**grpo)
-    model_kwargs = dict(run.profile.model_kwargs)
-    if isinstance(model_kwargs.get("dtype"), str) and model_kwargs["dtype"] != "auto":
-        model_kwargs["dtype"] = getattr(torch, model_kwargs["dtype"])
-    model_path = resolve_model(run.model)
-    tokenizer = AutoTokenizer.from_pretrained(model_path)
-    if tokenizer.pad_token is None:
-        tokenizer.pad_token = tokenizer.eos_token
-    model = AutoModelForCausalLM.from_pretrained(model_path, **model_kwargs)
     peft_config = None
     if run.profile.lora:
         from peft import LoraConfig
 
         peft_config = LoraConfig(**run.profile.lora)
     output_dir = Path(args.output_dir)
+    # TRL loads the model once, from args.model_init_kwargs, and its tokenizer (setting a missing pad token).
     trainer = GRPOTrainer(
-        model=model,
+        model=resolve_model(run.model),
         reward_funcs=run.rewards,
         args=args,
         train_dataset=run.dataset,
-        processing_class=tokenizer,
         peft_config=peft_config,
     )
     # A dataset's own callbacks (a curriculum's level) go first, so what they log reaches metrics.jsonl.
@@ -432,8 +423,8 @@ def describe(run: ResolvedRun, launch_command: list[str] | None = None) -> str:
                 {"name": r.__name__, "weight": r.weight, "params": r.params, "columns": r.columns} for r in run.rewards
             ],
             "profile": {"name": run.profile.name, "reason": run.profile_reason},
+            "settings": describe_settings(run.settings),
             "grpo_config": run.grpo,
-            "model_kwargs": run.profile.model_kwargs,
             "lora": run.profile.lora,
             "launch": launch_command,
         },

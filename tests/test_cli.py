@@ -165,3 +165,49 @@ def test_listing_tables_show_names_and_parameters():
     assert "count-a" in output and "strict=False" in output
     code, output = run("plugins")
     assert code == 0 and "fixture-dist" in output
+
+
+def dry_run_of(*args):
+    code, output = run(*args)
+    assert code == 0, output
+    return json.loads(output[output.index("{"):])
+
+
+def test_train_is_the_default_command(data_file):
+    args = train_args(data_file)
+    assert dry_run_of(*args)["rewards"] == dry_run_of("train", *args)["rewards"]
+    assert dry_run_of(*args)["rewards"][0]["name"] == "count-a"
+
+
+def test_train_help_shows_only_training_options():
+    code, output = run("train", "--help")
+    assert code == 0
+    assert "--reward NAME[=WEIGHT]" in output and "--dry-run" in output and "--max-steps" in output
+    assert "--json" not in output and "--max-examples" not in output
+    code, output = run("--help")
+    assert code == 0 and "--reward NAME" not in output and "train*" in output
+
+
+@pytest.mark.parametrize("args", [
+    ["--reward", "nosuch", "profiles"],
+    ["--reward", "count-a", "check"],
+    ["rewards", "--reward", "count-a"],
+    ["profiles", "--dataset", "local"],
+])
+def test_an_option_given_to_a_command_that_does_not_use_it_is_an_error(args):
+    code, output = run(*args)
+    assert code == 2, output
+    assert "Error:" in output
+
+
+def test_check_takes_its_own_reward_option():
+    result = CliRunner().invoke(cli, ["check", "--reward", "tokens", "--max-examples", "2", "--seed", "0", "--json"])
+    names = {entry["reward"] for entry in json.loads(result.stdout)["results"]}
+    assert names == {"tokens"}, result.output
+
+
+def test_profiles_lists_and_shows_one():
+    code, output = run("profiles", "--json")
+    assert code == 0 and "cpu" in {row["name"] for row in json.loads(output)}
+    result = CliRunner().invoke(cli, ["profiles", "show", "cpu"])
+    assert result.exit_code == 0 and json.loads(result.stdout)["grpo_config"]["use_cpu"] is True

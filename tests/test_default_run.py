@@ -35,3 +35,42 @@ def test_no_arguments_resolves_the_default_run(tmp_path):
     assert grpo["use_cpu"] is True and grpo["bf16"] is False
     assert grpo["gradient_checkpointing"] is False
     assert grpo["reward_weights"] == [1.0, 0.5]
+
+
+def dry_run(*args):
+    registry = get_registry()
+    if not {"math", "xml-format", "length"} <= set(registry.items["rewards"]) or "arithmetic" not in registry.items["datasets"]:
+        pytest.skip("the math, xml-format and length plugins are not installed")
+    result = CliRunner().invoke(cli, [*args, "--dry-run", "--no-preflight"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output[result.output.index("{"):])
+
+
+def test_another_model_keeps_the_default_dataset_and_rewards():
+    default, resolved = dry_run(), dry_run("--model", "tiny-random")
+    assert resolved["model"]["name"] == "tiny-random"
+    assert resolved["dataset"] == default["dataset"]
+    assert resolved["rewards"] == default["rewards"]
+    assert resolved["grpo_config"]["max_steps"] == default["grpo_config"]["max_steps"]
+
+
+def test_a_reward_flag_replaces_only_the_rewards():
+    default, resolved = dry_run(), dry_run("--reward", "length")
+    assert [r["name"] for r in resolved["rewards"]] == ["length"]
+    assert resolved["grpo_config"]["reward_weights"] == [1.0]
+    assert resolved["dataset"] == default["dataset"] and resolved["model"] == default["model"]
+    assert resolved["settings"]["reward_args"] == {}  # xml-format's parameters left with it
+
+
+def test_layers_merge_field_by_field():
+    from grpo_core.settings import layer
+
+    merged = layer(
+        {"rewards": ["math", "xml-format"], "reward_args": {"xml-format": {"tags": "answer"}, "math": {"rel_tol": 0}},
+         "dataset": "arithmetic", "dataset_args": {"size": 10}, "grpo": {"max_steps": 30, "seed": 0}},
+        {"grpo": {"max_steps": 5}, "reward_args": {"math": {"rel_tol": 0.1}}},
+        {"rewards": ["math"], "dataset": "local", "dataset_args": {"path": "d.jsonl"}},
+    )
+    assert merged["rewards"] == ["math"] and merged["reward_args"] == {"math": {"rel_tol": 0.1}}
+    assert merged["dataset_args"] == {"path": "d.jsonl"}
+    assert merged["grpo"] == {"max_steps": 5, "seed": 0}

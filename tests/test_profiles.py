@@ -71,11 +71,12 @@ def test_gpu_profiles_use_bf16_lora_and_checkpointing_and_cpu_does_not():
     for name in ["gpu", *(tier[0] for tier in GPU_TIERS), "gpu-vllm"]:
         profile = by_name[name]
         assert profile.grpo_config["bf16"] is True and profile.grpo_config["gradient_checkpointing"] is True
-        assert profile.model_kwargs == {"dtype": "bfloat16", "attn_implementation": "sdpa"}
+        assert profile.grpo_config["model_init_kwargs"] == {"dtype": "bfloat16", "attn_implementation": "sdpa"}
+        assert not profile.model_kwargs  # model loading is said in GRPOConfig's own field
         lora = LoraConfig(**profile.lora)
         assert lora.r > 0 and lora.target_modules == "all-linear"
     fp16 = by_name["gpu-fp16"]
-    assert fp16.grpo_config["fp16"] is True and fp16.grpo_config["bf16"] is False and fp16.model_kwargs["dtype"] == "float16"
+    assert fp16.grpo_config["fp16"] is True and fp16.grpo_config["bf16"] is False and fp16.grpo_config["model_init_kwargs"]["dtype"] == "float16"
     assert by_name["cpu"].lora is None and by_name["cpu"].grpo_config["use_cpu"] is True
     vllm = by_name["gpu-vllm"].grpo_config
     assert vllm["use_vllm"] is True and vllm["vllm_mode"] == "colocate" and 0 < vllm["vllm_gpu_memory_utilization"] < 1
@@ -83,11 +84,11 @@ def test_gpu_profiles_use_bf16_lora_and_checkpointing_and_cpu_does_not():
     assert server["use_vllm"] is True and server["vllm_mode"] == "server"
 
 
-def test_model_kwargs_name_real_dtypes():
+def test_model_init_kwargs_name_real_dtypes():
     import torch
 
     for profile in PROFILES:
-        dtype = profile.model_kwargs.get("dtype")
+        dtype = (profile.grpo_config.get("model_init_kwargs") or {}).get("dtype")
         assert dtype is None or isinstance(getattr(torch, dtype), torch.dtype), profile.name
 
 
@@ -145,15 +146,22 @@ def test_auto_picks_from_the_hardware_and_says_why(monkeypatch, cuda, present, e
 def test_show_profile_command(monkeypatch):
     FakeCuda(free_gib=39.0, total_gib=39.4).install(monkeypatch)
     installed(monkeypatch)
-    result = CliRunner().invoke(cli, ["profile", "auto"])
+    result = CliRunner().invoke(cli, ["profiles", "show", "auto"])
     assert result.exit_code == 0, result.output
     shown = json.loads(result.stdout)
     assert shown["picks"]["name"] == "gpu-40gb" and "39.0 of 39.4 GiB free" in shown["picks"]["reason"]
     assert shown["grpo_config"]["per_device_train_batch_size"] == 16 and shown["lora"]["r"] == 16
-    result = CliRunner().invoke(cli, ["profile", "multi-gpu-zero3"])
+    result = CliRunner().invoke(cli, ["profiles", "show", "multi-gpu-zero3"])
     assert json.loads(result.stdout)["launcher"]["accelerate_config"]["deepspeed_config"]["zero_stage"] == 3
-    result = CliRunner().invoke(cli, ["profile", "gpu-99gb"])
+    result = CliRunner().invoke(cli, ["profiles", "show", "gpu-99gb"])
     assert result.exit_code == 2 and "unknown profile 'gpu-99gb'" in result.output
+
+
+def test_old_profile_command_still_shows_one_with_a_deprecation_line():
+    result = CliRunner().invoke(cli, ["profile", "cpu"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["name"] == "cpu"
+    assert result.stderr.count("\n") == 1 and "deprecated" in result.stderr and "profiles show cpu" in result.stderr
 
 
 class ClusterPlugin:
@@ -196,4 +204,4 @@ def test_dry_run_on_a_mocked_gpu_prints_the_sized_config(monkeypatch, data_file,
     assert resolved["grpo_config"]["bf16"] is True and "use_cpu" not in resolved["grpo_config"]
     assert resolved["grpo_config"]["per_device_train_batch_size"] == 32
     assert resolved["lora"]["target_modules"] == "all-linear"
-    assert resolved["model_kwargs"]["dtype"] == "bfloat16" and resolved["launch"] is None
+    assert resolved["grpo_config"]["model_init_kwargs"]["dtype"] == "bfloat16" and resolved["launch"] is None

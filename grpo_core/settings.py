@@ -1,0 +1,261 @@
+"""A run's settings, each declared once: the ``train`` options, the config-file keys, ``RunSettings``,
+``--dry-run``'s settings block and the docs table are all made from ``SETTINGS``.
+
+GRPOConfig fields are not declared here: they are TRL's, read with TRL's own field types
+(:func:`parse_grpo_fields`, as ``trl grpo`` reads them through ``HfArgumentParser``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from dataclasses import dataclass
+from typing import Any
+
+import click
+
+from grpo_core.errors import UsageError
+from grpo_core.params import did_you_mean
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting of a run.
+
+    ``kind``: ``run`` (a RunSettings field, a config-file key and, with ``flag``, a ``train`` option),
+    ``grpo`` (a ``train`` option for one GRPOConfig field), ``command`` (a ``train`` option only).
+    """
+
+    name: str
+    type: Any  # str, int, bool, list or dict
+    default: Any
+    help: str
+    flag: str | None = None  # the option's spelling; None: config file only
+    metavar: str | None = None
+    kind: str = "run"
+    multiple: bool = False
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("rewards", list, [], "Rewards to train with, each NAME or NAME=WEIGHT; repeat the flag for several.",
+            "--reward", "NAME[=WEIGHT]", multiple=True),
+    Setting("reward_args", dict, {}, "Reward parameters, e.g. length.target=300 (file: {length: {target: 300}}).",
+            "--reward-arg", "NAME.KEY=VALUE", multiple=True),
+    Setting("dataset", str, None, "Dataset name (see `grpo-run datasets`).", "--dataset"),
+    Setting("dataset_args", dict, {}, "Dataset parameters, e.g. path=data.jsonl.", "--dataset-arg", "KEY=VALUE",
+            multiple=True),
+    Setting("model", str, None, "Model alias (see `grpo-run models`), local folder or hub id.", "--model"),
+    Setting("profile", str, "auto", "Hardware profile (see `grpo-run profiles`).", "--profile"),
+    Setting("preflight", bool, True, "Run the quick property checks of the rewards before training.",
+            "--preflight/--no-preflight"),
+    Setting("resume", bool, False, "Continue the run in the output folder from its last checkpoint (checked to be "
+            "the same run).", "--resume"),
+    Setting("overwrite", bool, False, "Replace the outputs of an earlier run in the output folder (only what a run "
+            "writes there).", "--overwrite", kind="command"),
+    Setting("merge_lora", bool, False, "With a LoRA profile, also write the merged model to OUTPUT_DIR/merged.",
+            "--merge-lora"),
+    Setting("compare", int, 0, "After training, score the base and the trained model on this many held-out prompts "
+            "(0: no comparison).", "--compare", "N"),
+    Setting("config_file", str, None, "YAML file of GRPOConfig fields plus the keys of this table.", "--config",
+            "FILE", kind="command"),
+    Setting("max_steps", int, None, "Number of training steps (GRPOConfig.max_steps).", "--max-steps", kind="grpo"),
+    Setting("output_dir", str, None, "Where checkpoints, metrics and the final model go (GRPOConfig.output_dir).",
+            "--output-dir", kind="grpo"),
+    Setting("overrides", list, [], "Set any GRPOConfig field, e.g. learning_rate=1e-5.", "--set", "FIELD=VALUE",
+            kind="command", multiple=True),
+    Setting("num_processes", int, None, "Train in N processes through `accelerate launch`.", "--num-processes", "N",
+            kind="command"),
+    Setting("dry_run", bool, False, "Print the resolved run as JSON and exit; loads no model or dataset, runs no "
+            "checks, uses no network.", "--dry-run", kind="command"),
+)
+
+RUN_SETTINGS = tuple(s for s in SETTINGS if s.kind == "run")
+# Keys of a config file that are grpo-core's rather than GRPOConfig fields.
+FILE_KEYS = tuple(s.name for s in RUN_SETTINGS)
+# Keys that trl's own CLI scripts use for the same things.
+TRL_ALIASES = {"model_name_or_path": "model"}
+
+
+def _field(setting: Setting) -> tuple:
+    default = setting.default
+    if isinstance(default, (list, dict)):
+        return setting.name, setting.type, dataclasses.field(default_factory=type(default))
+    return setting.name, setting.type, dataclasses.field(default=default)
+
+
+# Everything a training run needs, before anything heavy is loaded: one field per run setting, plus the
+# reward weights (given with the rewards) and the GRPOConfig fields from the file and the flags.
+RunSettings = dataclasses.make_dataclass(
+    "RunSettings",
+    [_field(s) for s in RUN_SETTINGS] + [
+        ("weights", dict, dataclasses.field(default_factory=dict)),
+        ("overwrite", bool, dataclasses.field(default=False)),
+        ("grpo", dict, dataclasses.field(default_factory=dict)),
+        ("base_grpo", dict, dataclasses.field(default_factory=dict)),  # GRPOConfig values under the profile
+    ],
+    namespace={"__module__": __name__},
+)
+RunSettings.__doc__ = "Everything a training run needs, before anything heavy is loaded (see SETTINGS)."
+
+
+def training_options(function):
+    """Decorate a click command with one option per setting that has a flag, in declaration order."""
+    for setting in reversed(SETTINGS):
+        if setting.flag is None:
+            continue
+        kwargs: dict = {"help": setting.help}
+        if setting.metavar:
+            kwargs["metavar"] = setting.metavar
+        names = [setting.flag, setting.name if setting.name != "config_file" else "config_file"]
+        if setting.multiple:
+            kwargs["multiple"] = True
+        elif setting.type is bool:
+            kwargs["is_flag"] = True
+            kwargs["default"] = None
+        elif setting.type is int:
+            kwargs["type"] = click.IntRange(min=0 if setting.name == "compare" else 1)
+        elif setting.name == "config_file":
+            kwargs["type"] = click.Path(dir_okay=False)
+        function = click.option(*names, **kwargs)(function)
+    return function
+
+
+def layer(*layers: dict) -> dict:
+    """Settings layers (lowest first) merged field by field into one; each layer holds only what it sets.
+
+    A layer's ``dataset`` replaces the dataset and drops lower layers' ``dataset_args``; its ``rewards``
+    replace the rewards and keep lower layers' ``reward_args`` only for rewards still selected;
+    ``reward_args``, ``dataset_args`` and ``grpo`` merge key by key.
+    """
+    result: dict = {}
+    for top in layers:
+        if "dataset" in top and top["dataset"] != result.get("dataset"):
+            result.pop("dataset_args", None)
+        if "rewards" in top:
+            result["weights"] = {}
+            kept = set(top["rewards"])
+            result["reward_args"] = {k: v for k, v in result.get("reward_args", {}).items() if k in kept}
+        for key, value in top.items():
+            if key == "reward_args":
+                merged = {k: dict(v) for k, v in result.get(key, {}).items()}
+                for owner, values in value.items():
+                    merged.setdefault(owner, {}).update(values)
+                result[key] = merged
+            elif key in ("dataset_args", "grpo", "base_grpo", "weights"):
+                result[key] = {**result.get(key, {}), **value}
+            else:
+                result[key] = value
+    return result
+
+
+def settings_from_layers(*layers: dict) -> RunSettings:
+    """``RunSettings`` from layers merged by :func:`layer`."""
+    return RunSettings(**layer(*layers))
+
+
+def describe_settings(settings) -> dict:
+    """The run settings as the config-file keys name them (for ``--dry-run``)."""
+    return {s.name: getattr(settings, s.name) for s in RUN_SETTINGS}
+
+
+def settings_table() -> str:
+    """The settings as a markdown table (docs/cli.md): config key, flag, type, default, meaning."""
+    out = ["| config key | flag | type | default | meaning |", "|---|---|---|---|---|"]
+    for s in SETTINGS:
+        key = f"`{s.name}`" if s.kind == "run" else f"`{s.name}` (GRPOConfig)" if s.kind == "grpo" else "-"
+        flag = f"`{s.flag}`" if s.flag else "-"
+        default = "-" if s.default in (None, [], {}) else f"`{s.default}`"
+        out.append(f"| {key} | {flag} | {s.type.__name__} | {default} | {s.help.replace('|', '/')} |")
+    return "\n".join(out)
+
+
+# ---- GRPOConfig fields, read with TRL's own field types ----
+
+_GRPO_ACTIONS: dict | None = None
+
+
+def grpo_actions() -> dict:
+    """Each GRPOConfig field's argparse action, as ``trl grpo`` builds them (type, choices, nargs)."""
+    global _GRPO_ACTIONS
+    if _GRPO_ACTIONS is None:
+        from transformers import HfArgumentParser
+        from trl import GRPOConfig
+
+        # The declared types, read before HfArgumentParser narrows some fields' ``type`` in place.
+        hints = typing.get_type_hints(GRPOConfig)
+        fields = {f.name: f for f in dataclasses.fields(GRPOConfig) if f.init}
+        parser = HfArgumentParser(GRPOConfig)
+        _GRPO_ACTIONS = {name: (parser._option_string_actions[f"--{name}"], fields[name], hints.get(name))
+                         for name in fields}
+    return _GRPO_ACTIONS
+
+
+def grpo_config_fields() -> dict:
+    return {name: field_ for name, (_action, field_, _hint) in grpo_actions().items()}
+
+
+def parse_grpo_fields(values: dict, source: str) -> dict:
+    """``values`` read with each GRPOConfig field's own type; an unknown field or a bad value is a UsageError."""
+    actions = grpo_actions()
+    result = {}
+    for key, value in values.items():
+        if key not in actions:
+            raise UsageError(
+                f"{source}: '{key}' is not a GRPOConfig field{did_you_mean(key, actions)}; see the fields of "
+                f"trl.GRPOConfig, or grpo-core's keys: {', '.join(FILE_KEYS)}"
+            )
+        result[key] = _parse_field(key, value, *actions[key], source)
+    return result
+
+
+def _parse_field(name: str, value, action, field_, hint, source: str):
+    convert = action.type or str
+    wanted = _type_name(convert, action)
+    if value is None:
+        return None
+    if isinstance(value, (list, dict)):
+        if action.nargs in ("+", "*") and isinstance(value, list):
+            return [_parse_field(name, item, action, field_, hint, source) for item in value]
+        if _admits(hint, type(value)):
+            return value
+        raise UsageError(f"{source}: '{name}' expects {wanted}, got {_shown(value)}")
+    if isinstance(value, bool) and action.choices is not None:
+        value = "yes" if value else "no"  # YAML 1.1 reads `save_strategy: no` as False; such fields take the word
+    if convert is int and isinstance(value, (bool, float)) or convert is float and isinstance(value, bool):
+        raise UsageError(f"{source}: '{name}' expects {wanted}, got {_shown(value)}")
+    if isinstance(value, str) and value.strip()[:1] in ("[", "{") and (_admits(hint, dict) or _admits(hint, list)):
+        import yaml
+
+        return yaml.safe_load(value)  # --set gradient_checkpointing_kwargs={use_reentrant: false}
+    if isinstance(value, str) and action.nargs in ("+", "*"):
+        return [_parse_field(name, item.strip(), action, field_, hint, source) for item in value.split(",")]
+    try:
+        parsed = convert(value if isinstance(value, str) or convert is not _bool_type() else str(value))
+    except (TypeError, ValueError, KeyError, Exception):
+        raise UsageError(f"{source}: '{name}' expects {wanted}, got {value!r}") from None
+    return getattr(parsed, "value", parsed)  # an enum choice as its word
+
+
+def _bool_type():
+    from transformers.hf_argparser import string_to_bool
+
+    return string_to_bool
+
+
+def _type_name(convert, action) -> str:
+    if action.choices is not None:
+        return "one of " + ", ".join(map(str, action.choices))
+    if convert is _bool_type():
+        return "bool"
+    return getattr(convert, "__name__", "str")
+
+
+def _admits(hint, kind: type) -> bool:
+    text = str(hint)
+    return kind.__name__ in text or kind.__name__.capitalize() in text
+
+
+def _shown(value) -> str:
+    kind = {list: "a list", dict: "a mapping", bool: "a true/false value"}.get(type(value), type(value).__name__)
+    text = repr(value)
+    return f"{kind} {text if len(text) <= 40 else text[:37] + '...'}"
