@@ -186,10 +186,3 @@ def get_pool() -> WorkerPool:
             atexit.register(_pool.close)
         return _pool
 
-
-def call_with_timeout(func: Callable, *args, timeout: float, **kwargs) -> Any:
-    """Run one picklable call in a worker process; returns ``TIMEOUT`` or the value, re-raising errors."""
-    result = get_pool().map(func, [(args, kwargs)], timeout)[0]
-    if isinstance(result, Failure):
-        raise RuntimeError(result.error)
-    return result
