@@ -14,7 +14,7 @@ from grpo_core.checks.subject import Item
 # Above the low bound by less than this share of the bounds' range, the reward pays "nothing": its declared
 # upper bound says nothing about what it pays, so a degenerate completion is compared with real ones instead.
 FAR_BELOW_SHARE = 0.01
-ROW_SURVEY_SIZE = 50  # rows drawn from a reward's rows strategy to look for row problems
+ROW_SURVEY_SIZE = 50  # rows drawn from a reward's column_strategy to look for row problems
 
 
 def degenerate_pairs(value) -> tuple[list, str]:
@@ -38,7 +38,7 @@ class Audit:
     """The exploit audit's properties, for RewardCheck."""
 
     def check_degenerate(self, deadline: float) -> PropertyResult:
-        share = float(self.spec.degenerate_share)
+        share = float(self.spec.checks.degenerate_share)
         if share >= 1.0:
             return self._result("degenerate", SKIP, f"the reward sets degenerate_share={share:g}, so it may pay a "
                                                     "completion that skips the task up to its high bound")
@@ -65,7 +65,7 @@ class Audit:
             tried += found
         how = (f"{tried} degenerate completions scored on {rows} row{'s' * (rows != 1)}"
                + (", then the time budget was spent" if stopped else ""))
-        if self.spec.degenerate is None:
+        if self.spec.checks.degenerate is None:
             how += f"; only the generic ones, as the reward {GENERIC_ONLY}"
         return self._result("degenerate", PASS, how, examples=rows)
 
@@ -76,16 +76,16 @@ class Audit:
 
         params = self.variants[vi].params
         declared: list = []
-        if self.spec.degenerate is not None:
+        if self.spec.checks.degenerate is not None:
             try:
-                declared = self.spec.degenerate(prompt, self._by_name(vi, columns), params)
+                declared = self.spec.checks.degenerate(prompt, self._by_name(vi, columns), params)
             except Exception as error:
                 return self._result("degenerate", FAIL, f"degenerate() raised {type(error).__name__}: {first_line(error)}",
                                     self.example(vi, [Item("", columns, prompt)]))
             declared, problem = degenerate_pairs(declared)
             if problem:
                 return self._result("degenerate", FAIL, problem, self.example(vi, [Item("", columns, prompt)]))
-        real = [self._gold_item(vi, columns, prompt)] if self.spec.gold is not None else []
+        real = [self._gold_item(vi, columns, prompt)] if self.spec.checks.gold_example is not None else []
         real += [self._item(vi, choice, columns, prompt) for choice in choices]
         lengths = sorted({len(item.text) for item in real if item.text}, reverse=True)[:3]
         suspects: dict[str, str] = {}  # text -> label: each text scored once, under its first label
@@ -136,19 +136,19 @@ class Audit:
         variant = self.reward
         if self.rows:
             rows, where = [self._columns(variant, row) for row in self.rows], "dataset rows"
-        elif self.spec.rows is not None:
+        elif self.spec.checks.column_strategy is not None:
             try:
-                rows = self._drawn(self.spec.rows(variant.params).map(lambda row: self._columns(variant, row)),
+                rows = self._drawn(self.spec.checks.column_strategy(variant.params).map(lambda row: self._columns(variant, row)),
                                    ROW_SURVEY_SIZE, deadline)
             except Exception as error:
-                return self._result("rows", FAIL, f"the check could not run: the reward's rows strategy raised "
+                return self._result("rows", FAIL, f"the check could not run: the reward's column_strategy raised "
                                                   f"{type(error).__name__}: {first_line(error)}")
-            where = "rows drawn from the reward's rows strategy"
+            where = "rows drawn from the reward's column_strategy"
         else:
             names = ", ".join(variant.columns)
-            return self._result("rows", SKIP, f"the reward declares no rows strategy, so the checks drew its columns "
+            return self._result("rows", SKIP, f"the reward declares no column_strategy, so the checks drew its columns "
                                               f"({names}) as random text; " + DECLARE["rows"])
-        if self.spec.row_problems is None:
+        if self.spec.checks.row_problems is None:
             return self._result("rows", SKIP, "the reward declares no row_problems; " + DECLARE["row_problems"])
         found: dict[str, list] = {}  # problem -> [rows with it, examples]
         looked = 0
@@ -157,7 +157,7 @@ class Audit:
                 break
             looked += 1
             try:
-                problems = list(self.spec.row_problems(self._by_name(0, row), variant.params) or [])
+                problems = list(self.spec.checks.row_problems(self._by_name(0, row), variant.params) or [])
             except Exception as error:
                 problems = [(f"row_problems() raised {type(error).__name__}", first_line(error))]
             for problem in dict.fromkeys(str(p) for p, _ in problems):

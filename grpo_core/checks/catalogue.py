@@ -22,17 +22,18 @@ PROPERTIES["rows"] = "the reward's row_problems finds nothing that makes a row u
 
 # How to declare what a property needs, said where the report says the property was not checked.
 DECLARE = {
-    "direction": ('declare one like this: directions=(Direction("a completion closer to the target scores at '
-                  'least as high", pairs),), where pairs(params) returns a hypothesis strategy of (better, worse, '
+    "direction": ('declare one like this: checks=RewardChecks(directions=(Direction("a completion closer to the '
+                  'target scores at least as high", pairs),)), where pairs(params) returns a hypothesis strategy of (better, worse, '
                   "columns), e.g. grpo_core.testing.ranked_pairs(...)"),
-    "gold": ("declare one like this: gold=lambda columns, params: f\"<answer>{columns['answer']}</answer>\", "
-             "a completion that must score the high bound"),
-    "rows": ('declare one like this: rows=lambda params: st.fixed_dictionaries({"answer": st.integers().map(str)}), '
-             "a hypothesis strategy of valid rows (a \"prompt\" key gives the row's prompt)"),
-    "row_problems": ('declare one like this: row_problems=lambda columns, params: [("gold answer cannot be read", '
-                     'columns["answer"])] if ... else [], what makes one dataset row unfit for the reward'),
-    "degenerate": ("declare them like this: degenerate=lambda prompt, columns, params: [(label, completion), ...], "
-                   "built with grpo_core.testing's copied_prompt, prompt_numbers, placeholders, padded and repeated"),
+    "gold": ("declare one like this: checks=RewardChecks(gold_example=lambda columns, params: "
+             "f\"<answer>{columns['answer']}</answer>\"), a completion that must score the high bound"),
+    "rows": ('declare one like this: checks=RewardChecks(column_strategy=lambda params: '
+             'st.fixed_dictionaries({"answer": st.integers().map(str)})), a hypothesis strategy of valid rows (a "prompt" key '
+             "gives the row's prompt)"),
+    "row_problems": ('declare one like this: checks=RewardChecks(row_problems=lambda columns, params: '
+                     '[("gold answer cannot be read", columns["answer"])] if ... else []), what makes one dataset row unfit for the reward'),
+    "degenerate": ("declare them like this: checks=RewardChecks(degenerate=lambda prompt, columns, params: "
+                   "[(label, completion), ...]), built with grpo_core.testing's copied_prompt, prompt_numbers, placeholders, padded and repeated"),
 }
 
 

@@ -7,7 +7,7 @@ import pickle
 import threading
 from typing import Any, Callable
 
-from grpo_core.rewards import RewardSpec
+from grpo_core.rewards import RewardChecks, RewardSpec
 
 
 class Hung(BaseException):
@@ -78,7 +78,7 @@ class Executor:
 
     def portable(self, spec: RewardSpec) -> RewardSpec:
         """The spec as sent to a worker: only the function and what the adapter reads."""
-        return dataclasses.replace(spec, directions=(), rows=None, gold=None, validate=None)
+        return dataclasses.replace(spec, checks=RewardChecks(), validate=None)
 
     def run(self, func: Callable, args: tuple, seconds: float):
         if self.mode == "process" and self._start():

@@ -33,8 +33,8 @@ class Inputs:
             variant = self.variants[vi]
             if self.rows:
                 strategy = st.sampled_from(self.rows).map(lambda row: self._columns(variant, row))
-            elif self.spec.rows is not None:
-                strategy = self.spec.rows(variant.params).map(lambda row: self._columns(variant, row))
+            elif self.spec.checks.column_strategy is not None:
+                strategy = self.spec.checks.column_strategy(variant.params).map(lambda row: self._columns(variant, row))
             else:
                 strategy = st.fixed_dictionaries({source: texts(20) for source in set(variant.columns.values())})
             self._strategies[key] = strategy
@@ -81,11 +81,11 @@ class Inputs:
 
             variant = self.variants[vi]
             choices = [texts().map(lambda text: ("text", text, None))]
-            for direction in self.spec.directions:
+            for direction in self.spec.checks.directions:
                 choices.append(st.tuples(direction.pairs(variant.params), st.booleans()).map(
                     lambda d: ("pair", completion_text(d[0][0] if d[1] else d[0][1]), self._columns(variant, d[0][2]))
                 ))
-            if self.spec.gold is not None:
+            if self.spec.checks.gold_example is not None:
                 choices.append(st.just(("gold", None, None)))
             return st.one_of(choices)
 
@@ -99,7 +99,7 @@ class Inputs:
 
     def _gold_item(self, vi: int, columns: dict, prompt: str) -> Item:
         try:
-            gold = self.spec.gold(self._by_name(vi, columns), self.variants[vi].params)
+            gold = self.spec.checks.gold_example(self._by_name(vi, columns), self.variants[vi].params)
         except Exception:
             gold = None  # the gold property reports this
         return Item(gold if isinstance(gold, str) else "", columns, prompt)
@@ -172,13 +172,13 @@ class Inputs:
         return drawn
 
     def _prompted_rows(self, vi: int):
-        """Strategy of (columns, prompt text): real rows with their prompts, rows from the reward's rows strategy
+        """Strategy of (columns, prompt text): real rows with their prompts, rows from the reward's column_strategy
         (its optional ``prompt`` key is the prompt), or drawn text columns with no prompt."""
         from hypothesis import strategies as st
 
         variant = self.variants[vi]
         if self.rows:
             return st.sampled_from(self.rows).map(lambda row: (self._columns(variant, row), prompt_of(row)))
-        if self.spec.rows is not None:
-            return self.spec.rows(variant.params).map(lambda row: (self._columns(variant, row), prompt_of(row)))
+        if self.spec.checks.column_strategy is not None:
+            return self.spec.checks.column_strategy(variant.params).map(lambda row: (self._columns(variant, row), prompt_of(row)))
         return self._row(vi).map(lambda columns: (columns, ""))

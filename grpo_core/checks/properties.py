@@ -67,17 +67,17 @@ class GenericProperties:
         return self._hypothesis("bounds", self._batches(), check, deadline, counters)
 
     def check_gold(self, deadline: float) -> PropertyResult:
-        if self.spec.gold is None:
+        if self.spec.checks.gold_example is None:
             return self._result("gold", SKIP, "the reward declares no gold completion")
-        counters = {"scored": 0, "reason": "gold() gave no completion for any row drawn"}
+        counters = {"scored": 0, "reason": "gold_example() gave no completion for any row drawn"}
 
         def check(example):
             vi, columns, prompt = example
             params = self.variants[vi].params
             try:
-                gold = self.spec.gold(self._by_name(vi, columns), params)
+                gold = self.spec.checks.gold_example(self._by_name(vi, columns), params)
             except Exception as error:
-                raise self._violation("gold", f"gold() raised {type(error).__name__}: {error}",
+                raise self._violation("gold", f"gold_example() raised {type(error).__name__}: {error}",
                                       self.example(vi, [Item("", columns, prompt)])) from None
             if gold is None:
                 return
@@ -219,7 +219,7 @@ class GenericProperties:
             else:  # the simplest valid row
                 columns = find(self._row(0), lambda row: True, settings=settings(database=None))
         except Exception as error:
-            return self._result("hostile", FAIL, f"the check could not run: the reward's rows strategy raised "
+            return self._result("hostile", FAIL, f"the check could not run: the reward's column_strategy raised "
                                                  f"{type(error).__name__}: {first_line(error)}")
         kinds = ("raised", "output") if self._output_ok else ("raised",)
         fixed = [Item(text, columns, "", label) for label, text in HOSTILE_TEXTS]

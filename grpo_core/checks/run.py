@@ -91,9 +91,9 @@ class RewardCheck(RewardUnderTest, Inputs, GenericProperties, Audit):
         if missing:
             return [self._result("columns", FAIL, missing)]
         plan += [("output", self.check_output), ("bounds", self.check_bounds), ("gold", self.check_gold)]
-        for direction in self.spec.directions:
+        for direction in self.spec.checks.directions:
             plan.append((f"direction: {direction.description}", lambda d, direction=direction: self.check_direction(direction, d)))
-        if not self.spec.directions:
+        if not self.spec.checks.directions:
             plan.append(("direction", None))
         plan.append(("degenerate", self.check_degenerate))  # before hostile, whose slow texts can spend the budget
         plan += [("deterministic", self.check_deterministic), ("batch-independent", self.check_batch),
