@@ -9,7 +9,7 @@ would push completions away from the target. The direction the reward declares (
 
 import sys
 
-from grpo_core import Direction, RewardSpec
+from grpo_core import Direction, RewardChecks, RewardSpec
 from grpo_core.testing import check_reward
 
 
@@ -30,7 +30,9 @@ SPEC = RewardSpec(
     description="Closeness to 20 characters (with the sign wrong)",
     func=closeness,
     bounds=(0.0, 1e6),
-    directions=(Direction("closer to 20 characters scores at least as high", closer_pairs),),
+    checks=RewardChecks(
+        directions=(Direction("closer to 20 characters scores at least as high", closer_pairs),),
+    ),
 )
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from grpo_core.numbers import parse_plain_number as parse_number
 from grpo_core.params import Param
 from grpo_core.plugins import get_spec, registered, reload_plugins
 from grpo_core.rewards import Direction, Reward, RewardSpec, Unscored, completion_text, load_rewards
+from grpo_core.reward_checks import RewardChecks
 from grpo_core.specs import DatasetSpec, HardwareProfile, ModelSpec
 from grpo_core.tags import answer_tag
 from grpo_core.timeout import run_with_timeouts, warm_workers
@@ -28,6 +29,7 @@ __all__ = [
     "PluginError",
     "Reward",
     "RewardError",
+    "RewardChecks",
     "RewardSpec",
     "Unscored",
     "UsageError",

@@ -6,7 +6,6 @@ import json
 import math
 import signal
 import sys
-import time
 from pathlib import Path
 
 from transformers import TrainerCallback
@@ -285,7 +284,3 @@ def format_summary(rows: list[dict]) -> str:
         lines.append(f"{row['reward']:<16}{fmt(first):>12}{fmt(last):>12}{change:>10}")
     return "\n".join(lines)
 
-
-def elapsed(start: float) -> str:
-    seconds = int(time.monotonic() - start)
-    return f"{seconds // 60}m{seconds % 60:02d}s"

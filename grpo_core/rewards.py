@@ -12,20 +12,8 @@ from typing import Any, Callable
 
 from grpo_core.errors import RewardError, UsageError
 from grpo_core.params import Param, resolve_params
-
-
-@dataclass(frozen=True)
-class Direction:
-    """A direction property: every pair drawn must score ``better >= worse`` (``>`` if strict).
-
-    ``pairs(params)`` returns a hypothesis strategy of ``(better, worse, columns)`` where the
-    completions are plain strings and ``columns`` maps the reward's columns to values.
-    It is only called by the checks, so plugins import hypothesis inside it.
-    """
-
-    description: str
-    pairs: Callable[[dict], Any]
-    strict: bool = False
+from grpo_core.reward_checks import Direction  # noqa: F401  (grpo_core.rewards.Direction, as before)
+from grpo_core.reward_checks import FLAT_KEYWORDS, RewardChecks, accept_flat_keywords, flat_attribute
 
 
 @dataclass(frozen=True)
@@ -60,6 +48,8 @@ class RewardSpec:
     A column ``c`` is read from the dataset column named by the parameter ``c_column`` when the
     reward has one (so users can remap it), else from the column ``c``. ``columns`` may be a
     callable ``params -> tuple`` when which columns are needed depends on the parameters.
+
+    What only the property checks read is grouped in ``checks``, a ``RewardChecks``.
     """
 
     name: str
@@ -73,21 +63,11 @@ class RewardSpec:
     group_relative: bool = False  # the score of one completion depends on the others in its batch
     timeout: float | None = None  # hard per-item limit in seconds, enforced in a worker process; a
     # parameter named ``timeout`` overrides it for a bound reward
-    directions: tuple[Direction, ...] = ()
-    rows: Callable[[dict], Any] | None = None  # params -> hypothesis strategy of column dicts
-    gold: Callable[..., str | None] | None = None  # (columns, params) -> a completion that must score the top bound
     validate: Callable[[dict], None] | None = None  # params -> raise ValueError on bad values, at load time
-    # (prompt, columns, params) -> [(label, completion), ...]: completions that do not do the task for this
-    # row (a copied question, a placeholder, padding); the checks fail the reward if one of them earns more
-    # than ``degenerate_share`` of the way from its low bound to its high bound.
-    degenerate: Callable[[str, dict, dict], Any] | None = None
-    degenerate_share: float = 0.5
-    # (columns, params) -> [(problem, example), ...]: what makes one dataset row unfit for this reward
-    # (an unreadable gold answer, a schema that accepts anything); preflight and the checks report them.
-    row_problems: Callable[[dict, dict], Any] | None = None
     # (columns, scores, params) -> None: sees each batch's scores in the training process, after scoring
     # (a curriculum follows its rolling accuracy this way, since scores may come from worker processes).
     observe: Callable[[dict, list, dict], None] | None = None
+    checks: RewardChecks = RewardChecks()  # what only the property checks read (directions, gold example, ...)
     distribution: str = field(default="", compare=False)  # filled in by the plugin manager
 
     def resolve(self, args: dict | None = None) -> dict:
@@ -108,6 +88,13 @@ class RewardSpec:
         """Map each column the reward reads to the dataset column it comes from."""
         names = self.columns(params) if callable(self.columns) else self.columns
         return {name: params.get(f"{name}_column") or name for name in names}
+
+
+
+# The former flat check keywords (RewardSpec(gold=...), spec.gold) keep working for one release, with a warning.
+RewardSpec.__init__ = accept_flat_keywords(RewardSpec.__init__)
+for _old in FLAT_KEYWORDS:
+    setattr(RewardSpec, _old, flat_attribute(_old))
 
 
 def check_timeout(seconds: Any, where: str) -> None:

@@ -187,14 +187,6 @@ def get_pool() -> WorkerPool:
         return _pool
 
 
-def call_with_timeout(func: Callable, *args, timeout: float, **kwargs) -> Any:
-    """Run one picklable call in a worker process; returns ``TIMEOUT`` or the value, re-raising errors."""
-    result = get_pool().map(func, [(args, kwargs)], timeout)[0]
-    if isinstance(result, Failure):
-        raise RuntimeError(result.error)
-    return result
-
-
 def run_with_timeouts(func: Callable, calls: list[tuple[tuple, dict]], seconds: float) -> list[Any]:
     """Run ``func(*args, **kwargs)`` for each ``(args, kwargs)`` in ``calls`` in worker processes, ``seconds`` each.
 

@@ -228,11 +228,11 @@ def rewards_markdown() -> str:
                     meaning += ("; " if meaning else "") + "one of " + ", ".join(f"`{c}`" for c in param.choices)
                 default = "none" if param.default is None else _code(str(param.default), 50)
                 out.append(f"| `{param.name}` | {param.type.__name__} | {default} | {meaning} |")
-        if spec.directions or spec.gold:
+        if spec.checks.directions or spec.checks.gold_example:
             out += ["", "Properties it declares, checked by `grpo-run check` and the `grpo_check` fixture:", ""]
-            for direction in spec.directions:
+            for direction in spec.checks.directions:
                 out.append(f"- {_md(direction.description)}" + (" (strictly)" if direction.strict else ""))
-            if spec.gold is not None:
+            if spec.checks.gold_example is not None:
                 out.append(f"- a gold completion built from the row scores the top bound, {high:g}")
         examples = EXAMPLES.get(spec.name, [])
         if examples:
@@ -244,9 +244,9 @@ def rewards_markdown() -> str:
                 row_text = ", ".join(f"{k} = {_code(str(v), 40)}" for k, v in row.items()) or "-"
                 params_text = ", ".join(f"`{k}={v}`" for k, v in params.items()) or "defaults"
                 out.append(f"| {_code(completion)} | {row_text} | {params_text} | {_score(score)} |")
-            if spec.gold is not None:
+            if spec.checks.gold_example is not None:
                 row = examples[0][1]
-                gold = spec.gold(dict(row), spec.resolve())
+                gold = spec.checks.gold_example(dict(row), spec.resolve())
                 if isinstance(gold, str):
                     (reward,) = load_rewards([spec.name])
                     (score,) = call_reward(reward, [gold], **row)

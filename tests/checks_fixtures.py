@@ -10,7 +10,7 @@ import random
 import re
 import time
 
-from grpo_core import Direction, Param, RewardSpec
+from grpo_core import Direction, Param, RewardChecks, RewardSpec
 
 
 def _closer_to_20(params):
@@ -32,7 +32,9 @@ WRONG_SIGN = RewardSpec(
     func=distance_to_target,
     bounds=(0.0, math.inf),
     params=(Param("target", 20, int),),
-    directions=(Direction("a completion closer to the target length scores at least as high", _closer_to_20),),
+    checks=RewardChecks(
+        directions=(Direction("a completion closer to the target length scores at least as high", _closer_to_20),),
+    ),
 )
 
 
@@ -148,7 +150,9 @@ def _right_beats_wrong(params):
 SOUND_ANSWER = RewardSpec(
     "sound-answer", "the boxed answer matches", boxed_answer, columns=("answer",),
     params=(Param("answer_column", None, str),), rows=_answers, gold=_boxed,
-    directions=(Direction("the right answer beats a wrong one", _right_beats_wrong, strict=True),),
+    checks=RewardChecks(
+        directions=(Direction("the right answer beats a wrong one", _right_beats_wrong, strict=True),),
+    ),
 )
 
 

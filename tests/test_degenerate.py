@@ -123,7 +123,7 @@ def test_check_reward_message_shows_the_completion_its_label_score_and_threshold
     message = str(caught.value)
     assert "pays-everything / degenerate" in message and "empty, '', scored 1.0, above 0.5" in message
     assert "pays-everything / direction: not checked, the reward declares none; declare one like this: " \
-           "directions=(Direction(" in message
+           "checks=RewardChecks(directions=(Direction(" in message
 
 
 def test_preflight_audit_is_quick_for_a_cheap_reward():
@@ -141,22 +141,24 @@ def test_report_says_in_words_what_was_not_checked_and_how_to_declare_it():
     report = check(fx.HALF)
     lines = report.unchecked()
     assert any(line.startswith('half / direction: not checked, the reward declares none; declare one like this: '
-                               'directions=(Direction("') for line in lines)
-    assert any(line.startswith("half / gold: not checked, the reward declares none; declare one like this: gold=")
+                               'checks=RewardChecks(directions=(Direction("') for line in lines)
+    assert any(line.startswith("half / gold: not checked, the reward declares none; declare one like this: "
+                          "checks=RewardChecks(gold_example=")
                for line in lines)
     assert "half / degenerate: checked only with the generic completions (empty, whitespace, the prompt copied " \
-           "back, padding, repetition): the reward declares none of its own; declare them like this: degenerate=" \
+           "back, padding, repetition): the reward declares none of its own; declare them like this: " \
+           "checks=RewardChecks(degenerate=" \
            in "\n".join(lines)
     text = format_report(report)
     assert "not checked, or checked only in part:" in text and "2 not checked, 1 checked only in part" in text
     assert json.loads(report.to_json())["not_checked"] == lines
 
 
-def test_report_says_when_a_reward_reads_columns_without_a_rows_strategy():
+def test_report_says_when_a_reward_reads_columns_without_a_column_strategy():
     report = check(fx.SURVEY_RAISES)
     assert report.result("survey-raises", "rows").status == "skip"
-    assert any("survey-raises / rows: not checked, the reward declares no rows strategy, so the checks drew its "
-               "columns (answer) as random text; declare one like this: rows=" in line for line in report.unchecked())
+    assert any("survey-raises / rows: not checked, the reward declares no column_strategy, so the checks drew "
+               "its columns (answer) as random text; declare one like this: checks=RewardChecks(column_strategy=" in line for line in report.unchecked())
 
 
 def test_preflight_summary_names_what_held_and_what_was_not_checked():

@@ -7,7 +7,7 @@ n-grams of which D are distinct, the score is D / T, and 1.0 when there are fewe
 
 from __future__ import annotations
 
-from grpo_core import Direction, Param, RewardSpec, hookimpl
+from grpo_core import Direction, Param, RewardChecks, RewardSpec, hookimpl
 
 UNITS = ("words", "chars")
 
@@ -108,15 +108,17 @@ SPEC = RewardSpec(
         Param("unit", "words", str, "n-grams of whitespace-separated words, or of characters", UNITS),
         Param("lowercase", True, bool, "ignore case, so 'The' and 'the' are the same token"),
     ),
-    directions=(
-        Direction("of two completions with as many tokens, fewer repeated n-grams never scores lower", _fewer_repeats),
-        Direction("replacing a token with one used nowhere else never lowers the score", _fresh_token),
+    checks=RewardChecks(
+        directions=(
+            Direction("of two completions with as many tokens, fewer repeated n-grams never scores lower", _fewer_repeats),
+            Direction("replacing a token with one used nowhere else never lowers the score", _fresh_token),
+        ),
+        gold_example=_gold,
+        # A penalty for loops, to add to a task reward: empty or one-word text has nothing repeated and scores 1.0
+        # by design, so the checks do not hold it to paying degenerate completions less.
+        degenerate_share=1.0,
     ),
-    gold=_gold,
     validate=_validate,
-    # A penalty for loops, to add to a task reward: empty or one-word text has nothing repeated and scores 1.0
-    # by design, so the checks do not hold it to paying degenerate completions less.
-    degenerate_share=1.0,
 )
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from grpo_core import DatasetSpec, Direction, Param, RewardSpec, hookimpl
+from grpo_core import DatasetSpec, Direction, Param, RewardChecks, RewardSpec, hookimpl
 
 from grpo_reasoning_gym import checks
 from grpo_reasoning_gym.dataset import SYSTEM_PROMPT
@@ -59,15 +59,17 @@ SPEC = RewardSpec(
         Param("extract", "answer-tag", str, "answer-tag: the last <tag> pair (none: 0.0); whole: the whole completion",
               EXTRACT_MODES),
     ),
-    directions=(
-        Direction("the right answer scores higher than a corrupted one", checks.right_beats_wrong, strict=True),
-        Direction("the right answer scores higher than no answer", checks.right_beats_absent, strict=True),
+    checks=RewardChecks(
+        directions=(
+            Direction("the right answer scores higher than a corrupted one", checks.right_beats_wrong, strict=True),
+            Direction("the right answer scores higher than no answer", checks.right_beats_absent, strict=True),
+        ),
+        column_strategy=checks.rows,
+        gold_example=checks.gold,
+        degenerate=checks.degenerate,
+        row_problems=checks.row_problems,
     ),
-    rows=checks.rows,
-    gold=checks.gold,
     validate=_validate,
-    degenerate=checks.degenerate,
-    row_problems=checks.row_problems,
     observe=_observe,
 )
 

@@ -98,5 +98,5 @@ def test_property_checks_pass_on_a_task_s_rows(task):
 def test_degenerate_completions_score_nothing():
     for task in ("chain_sum", "spell_backward", "word_sorting"):
         columns = row(task)
-        for label, completion in SPEC.degenerate("", columns, {}) if SPEC.degenerate else []:
+        for label, completion in SPEC.checks.degenerate("", columns, {}) if SPEC.checks.degenerate else []:
             assert score(completion, columns) == 0.0, (task, label)

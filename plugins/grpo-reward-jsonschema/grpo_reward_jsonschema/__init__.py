@@ -5,7 +5,7 @@ Importing this module is cheap: jsonschema, hypothesis and datasets are imported
 
 from __future__ import annotations
 
-from grpo_core import DatasetSpec, Direction, Param, RewardSpec, hookimpl
+from grpo_core import DatasetSpec, Direction, Param, RewardChecks, RewardSpec, hookimpl
 from grpo_reward_jsonschema import audit, properties
 from grpo_reward_jsonschema.dataset import DEFAULT_SYSTEM_PROMPT, load_json_extraction
 from grpo_reward_jsonschema.extract import MODES
@@ -36,18 +36,20 @@ SPEC = RewardSpec(
               "uniqueItems run on model text); a completion over it scores None and counts as a timeout"),
     ),
     timeout=5.0,  # the default per-item limit; the `timeout` parameter sets it
-    directions=(
-        Direction("JSON valid for the schema scores above JSON that breaks it", properties.valid_over_invalid,
-                  strict=True),
-        Direction("fewer schema violations score at least as high as more", properties.fewer_over_more),
-        Direction("parseable JSON scores at least as high as text with no parseable JSON",
-                  properties.parseable_over_unparseable),
+    checks=RewardChecks(
+        directions=(
+            Direction("JSON valid for the schema scores above JSON that breaks it", properties.valid_over_invalid,
+                      strict=True),
+            Direction("fewer schema violations score at least as high as more", properties.fewer_over_more),
+            Direction("parseable JSON scores at least as high as text with no parseable JSON",
+                      properties.parseable_over_unparseable),
+        ),
+        column_strategy=properties.rows,
+        gold_example=properties.gold,
+        degenerate=audit.degenerate_completions,
+        row_problems=audit.row_problems,
     ),
-    rows=properties.rows,
-    gold=properties.gold,
     validate=validate_params,
-    degenerate=audit.degenerate_completions,
-    row_problems=audit.row_problems,
 )
 
 DATASET = DatasetSpec(

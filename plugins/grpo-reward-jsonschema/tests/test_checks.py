@@ -46,7 +46,7 @@ def all_or_nothing_for_parse(completion, schema=None, **params):
 def test_the_directions_catch_a_broken_reward(func, broken):
     from hypothesis import given, settings
 
-    direction = SPEC.directions[broken]
+    direction = SPEC.checks.directions[broken]
     params = SPEC.resolve({})
     violations = []
 

@@ -77,10 +77,10 @@ def test_infinities_are_unparseable():
 def test_degenerate_completions_score_at_most_the_declared_share(expected_column):
     params = SPEC.resolve({"expected_column": expected_column})
     low, high = SPEC.bounds
-    ceiling = low + SPEC.degenerate_share * (high - low)
+    ceiling = low + SPEC.checks.degenerate_share * (high - low)
     for row in ROWS[:40]:
         prompt = row["prompt"][-1]["content"]
-        declared = SPEC.degenerate(prompt, row, params)
+        declared = SPEC.checks.degenerate(prompt, row, params)
         labels = [label for label, _ in declared]
         assert ("schema-fitting filler" in labels) == bool(expected_column)
         texts = [text for _, text in declared]
@@ -93,7 +93,7 @@ def test_degenerate_completions_score_at_most_the_declared_share(expected_column
 
 def test_row_problems_name_loose_schemas_and_bad_expected_values():
     params = SPEC.resolve()
-    problems = lambda schema, expected=None: [p for p, _ in SPEC.row_problems(  # noqa: E731
+    problems = lambda schema, expected=None: [p for p, _ in SPEC.checks.row_problems(  # noqa: E731
         {"schema": json.dumps(schema), "expected": expected}, params)]
     assert problems({"type": "object", "properties": {"a": {}}, "required": ["a"]}) == []
     assert any("no top-level type" in p for p in problems({"properties": {"a": {}}, "required": ["a"]}))
@@ -101,9 +101,9 @@ def test_row_problems_name_loose_schemas_and_bad_expected_values():
     assert any("accepts any JSON" in p for p in problems({}))
     assert any("not JSON" in p for p in problems({"type": "object", "required": ["a"]}, "{oops"))
     for row in ROWS[:50]:
-        assert SPEC.row_problems(row, params) == []
+        assert SPEC.checks.row_problems(row, params) == []
     # The problems shown name the schema.
-    [(_, example)] = SPEC.row_problems({"schema": '{"type": "object"}'}, params)
+    [(_, example)] = SPEC.checks.row_problems({"schema": '{"type": "object"}'}, params)
     assert example == '{"type": "object"}'
 
 

@@ -29,7 +29,7 @@ def score(completion, columns, params):
 
 
 @pytest.mark.parametrize("args", PARAM_SETS, ids=lambda a: json.dumps(a))
-@pytest.mark.parametrize("direction", SPEC.directions, ids=lambda d: d.description[:40])
+@pytest.mark.parametrize("direction", SPEC.checks.directions, ids=lambda d: d.description[:40])
 def test_direction_holds(direction, args):
     params = resolved(args)
 
@@ -45,8 +45,8 @@ def test_direction_holds(direction, args):
 
 def test_violation_pairs_are_strict_with_partial_credit():
     params = resolved({"expected_column": ""})
-    fewer = next(d for d in SPEC.directions if d.description.startswith("fewer"))
-    parseable = next(d for d in SPEC.directions if d.description.startswith("parseable"))
+    fewer = next(d for d in SPEC.checks.directions if d.description.startswith("fewer"))
+    parseable = next(d for d in SPEC.checks.directions if d.description.startswith("parseable"))
 
     @FAST
     @given(fewer.pairs(params), parseable.pairs(params))
@@ -65,9 +65,9 @@ def test_gold_scores_the_top_bound(args):
     params = resolved(args)
 
     @FAST
-    @given(SPEC.rows(params))
+    @given(SPEC.checks.column_strategy(params))
     def check(columns):
-        gold = SPEC.gold(columns, params)
+        gold = SPEC.checks.gold_example(columns, params)
         assert gold is not None
         assert score(gold, columns, params) == SPEC.bounds[1]
 
@@ -78,7 +78,7 @@ def test_gold_for_every_dataset_row():
     params = resolved({"formats": True})
     for row in generate_rows(60, seed=11):
         columns = {"schema": row["schema"]}
-        assert score(SPEC.gold(columns, params), columns, params) == 1.0
+        assert score(SPEC.checks.gold_example(columns, params), columns, params) == 1.0
 
 
 def test_gold_with_a_schema_file(tmp_path):
@@ -87,14 +87,14 @@ def test_gold_with_a_schema_file(tmp_path):
                                 "required": ["id"]}))
     params = resolved({"schema": str(path), "expected_column": ""})
     assert SPEC.required_columns(params) == {}
-    assert score(SPEC.gold({}, params), {}, params) == 1.0
+    assert score(SPEC.checks.gold_example({}, params), {}, params) == 1.0
 
 
 def test_gold_is_none_where_no_instance_can_be_built():
     params = resolved({})
-    assert SPEC.gold({"schema": json.dumps({"type": "string", "pattern": "^[0-9]{3}$"})}, params) is None
-    assert SPEC.gold({"schema": "false"}, params) is None
-    assert SPEC.gold({"schema": json.dumps({"type": "integer"})}, resolved({"extract": "first"})) is None
+    assert SPEC.checks.gold_example({"schema": json.dumps({"type": "string", "pattern": "^[0-9]{3}$"})}, params) is None
+    assert SPEC.checks.gold_example({"schema": "false"}, params) is None
+    assert SPEC.checks.gold_example({"schema": json.dumps({"type": "integer"})}, resolved({"extract": "first"})) is None
 
 
 def test_rows_are_realistic_schemas():
@@ -102,7 +102,7 @@ def test_rows_are_realistic_schemas():
     import jsonschema
 
     @FAST
-    @given(SPEC.rows(params))
+    @given(SPEC.checks.column_strategy(params))
     def check(columns):
         schema = json.loads(columns["schema"])
         jsonschema.Draft202012Validator.check_schema(schema)
@@ -130,7 +130,7 @@ def test_directions_with_a_schema_file(tmp_path, schema):
     path = tmp_path / "schema.json"
     path.write_text(json.dumps(schema))
     params = resolved({"schema": str(path), "expected_column": ""})
-    for direction in SPEC.directions:
+    for direction in SPEC.checks.directions:
 
         @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
         @given(direction.pairs(params))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from grpo_core import Direction, Param, RewardSpec, completion_text, hookimpl
+from grpo_core import Direction, Param, RewardChecks, RewardSpec, completion_text, hookimpl
 
 SHAPES = ("linear", "reciprocal", "exponential")
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -111,13 +111,15 @@ SPEC = RewardSpec(
         Param("shape", "linear", str, "how the score falls with distance", SHAPES),
         Param("scale", None, float, "distance at which reciprocal gives 0.5 (default target/4)"),
     ),
-    directions=(
-        Direction("a completion closer to the target length scores at least as high", _closer_pairs),
-        Direction("text at the target beats shorter text padded or repeated up to it", _padding_pairs, strict=True),
+    checks=RewardChecks(
+        directions=(
+            Direction("a completion closer to the target length scores at least as high", _closer_pairs),
+            Direction("text at the target beats shorter text padded or repeated up to it", _padding_pairs, strict=True),
+        ),
+        gold_example=_gold,
+        degenerate=_degenerate,
     ),
-    gold=_gold,
     validate=_validate,
-    degenerate=_degenerate,
 )
 
 

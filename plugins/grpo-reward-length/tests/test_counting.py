@@ -79,9 +79,9 @@ def test_huge_inputs_stay_fast_and_bounded():
 def test_degenerate_completions_score_at_most_the_declared_share(shape, target, unit):
     params = SPEC.resolve({"target": target, "shape": shape, "unit": unit})
     low, high = SPEC.bounds
-    ceiling = low + SPEC.degenerate_share * (high - low)
+    ceiling = low + SPEC.checks.degenerate_share * (high - low)
     for prompt in ("What is 4 + 18?", "Write a short story about a lighthouse keeper."):
-        declared = SPEC.degenerate(prompt, {}, params)
+        declared = SPEC.checks.degenerate(prompt, {}, params)
         assert len(declared) >= 11
         scores = call_reward(SPEC, [text for _, text in declared], params=params, prompts=[prompt] * len(declared))
         paid = {label: round(score, 3) for (label, _), score in zip(declared, scores) if score > ceiling}
@@ -89,4 +89,4 @@ def test_degenerate_completions_score_at_most_the_declared_share(shape, target, 
 
 
 def test_short_targets_declare_nothing():
-    assert SPEC.degenerate("p", {}, SPEC.resolve({"target": 19})) == []
+    assert SPEC.checks.degenerate("p", {}, SPEC.resolve({"target": 19})) == []

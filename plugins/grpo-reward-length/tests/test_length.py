@@ -80,4 +80,4 @@ def test_property_suite_passes():
 
 def test_gold_completion_scores_the_top_bound():
     params = SPEC.resolve({"target": 37})
-    assert length_reward(SPEC.gold({}, params), **params) == 1.0
+    assert length_reward(SPEC.checks.gold_example({}, params), **params) == 1.0

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import re
 
-from grpo_core import DatasetSpec, Direction, Param, RewardSpec, hookimpl
+from grpo_core import DatasetSpec, Direction, Param, RewardChecks, RewardSpec, hookimpl
 
 from grpo_reward_math import checks
 from grpo_reward_math.problems import ARITHMETIC_SYSTEM_PROMPT, DIFFICULTIES, GSM8K_SYSTEM_PROMPT, SPLITS
@@ -65,14 +65,16 @@ SPEC = RewardSpec(
             "pay an expression equal to a plain-number gold (4 + 18 for 22); off: only a number written as a number",
         ),
     ),
-    directions=(
-        Direction("the right answer scores higher than a wrong one", checks.right_beats_wrong, strict=True),
-        Direction("the right answer scores higher than no answer", checks.right_beats_absent, strict=True),
+    checks=RewardChecks(
+        directions=(
+            Direction("the right answer scores higher than a wrong one", checks.right_beats_wrong, strict=True),
+            Direction("the right answer scores higher than no answer", checks.right_beats_absent, strict=True),
+        ),
+        column_strategy=checks.rows,
+        gold_example=checks.gold,
+        degenerate=checks.degenerate,
+        row_problems=checks.row_problems,
     ),
-    rows=checks.rows,
-    gold=checks.gold,
-    degenerate=checks.degenerate,
-    row_problems=checks.row_problems,
     validate=_validate,
 )
 

@@ -11,7 +11,7 @@ SETTINGS = settings(max_examples=15, deadline=None, suppress_health_check=[Healt
 
 
 def _by_description(word):
-    (direction,) = [d for d in SPEC.directions if word in d.description]
+    (direction,) = [d for d in SPEC.checks.directions if word in d.description]
     return direction
 
 
@@ -35,9 +35,9 @@ def test_directions_hold(params, word):
 @pytest.mark.parametrize("params", PARAMS, ids=lambda p: p["extract"])
 def test_gold_completions_score_the_top_bound(params):
     @SETTINGS
-    @given(SPEC.rows(params))
+    @given(SPEC.checks.column_strategy(params))
     def check(row):
-        completion = SPEC.gold(row, params)
+        completion = SPEC.checks.gold_example(row, params)
         if completion is None:
             assert params["extract"] == "last-number"
             return

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from grpo_core import Direction, Param, RewardSpec, completion_text, hookimpl
+from grpo_core import Direction, Param, RewardChecks, RewardSpec, completion_text, hookimpl
 
 MODES = ("incremental", "soft", "strict")
 DEFAULT_TAGS = "reasoning,answer"
@@ -311,21 +311,23 @@ SPEC = RewardSpec(
         Param("min_answer_chars", DEFAULT_MIN_ANSWER_CHARS, int,
               "the same for the last element when there are two or more (an answer may be one digit)"),
     ),
-    directions=(
-        Direction("adding a missing tag never lowers the score", _missing_tag_pairs),
-        Direction("a tag with content scores at least as high as the same tag left empty", _content_pairs),
-        Direction(
-            "in an otherwise clean structure, a tag with content scores higher than the same tag left empty",
-            _clean_content_pairs,
-            strict=True,
+    checks=RewardChecks(
+        directions=(
+            Direction("adding a missing tag never lowers the score", _missing_tag_pairs),
+            Direction("a tag with content scores at least as high as the same tag left empty", _content_pairs),
+            Direction(
+                "in an otherwise clean structure, a tag with content scores higher than the same tag left empty",
+                _clean_content_pairs,
+                strict=True,
+            ),
+            Direction("a clean structure beats a duplicated or misordered one", _clean_vs_broken_pairs, strict=True),
         ),
-        Direction("a clean structure beats a duplicated or misordered one", _clean_vs_broken_pairs, strict=True),
+        column_strategy=_rows,
+        gold_example=_gold,
+        degenerate=_degenerate,
+        degenerate_share=0.3,
     ),
-    rows=_rows,
-    gold=_gold,
     validate=_validate,
-    degenerate=_degenerate,
-    degenerate_share=0.3,
 )
 
 

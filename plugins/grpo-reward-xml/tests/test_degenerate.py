@@ -14,22 +14,22 @@ PROMPTS = ["What is 4 + 18?", "Solve: a train leaves at 3 pm and travels 60 km/h
 def test_degenerate_completions_score_at_most_the_declared_share(tags, prefilled, mode):
     params = SPEC.resolve({"tags": tags, "prefilled": prefilled, "mode": mode})
     low, high = SPEC.bounds
-    ceiling = low + SPEC.degenerate_share * (high - low)
+    ceiling = low + SPEC.checks.degenerate_share * (high - low)
     for prompt in PROMPTS:
-        declared = SPEC.degenerate(prompt, {}, params)
+        declared = SPEC.checks.degenerate(prompt, {}, params)
         labels = [label for label, _ in declared]
         assert len(labels) == len(set(labels)) >= 10
         scores = call_reward(SPEC, [text for _, text in declared], params=params, prompts=[prompt] * len(declared))
         paid = {label: score for (label, _), score in zip(declared, scores) if score > ceiling}
         assert paid == {}, (tags, prefilled, mode)
         # A real structure for the same parameters still earns the top score.
-        assert call_reward(SPEC, [SPEC.gold({}, params)], params=params) == [high]
+        assert call_reward(SPEC, [SPEC.checks.gold_example({}, params)], params=params) == [high]
 
 
 def test_the_audit_would_catch_the_old_rule():
     # Before real content was required, '.' inside every element scored 1.0 in every mode.
     params = SPEC.resolve({"min_chars": 1, "min_answer_chars": 1})
-    declared = dict(SPEC.degenerate("What is 2 + 2?", {}, params))
+    declared = dict(SPEC.checks.degenerate("What is 2 + 2?", {}, params))
     dots = declared["'.' inside every element"]
     assert call_reward(SPEC, [dots], params=params) == [0.25]
     assert call_reward(SPEC, [dots.replace(".", "a")], params=params) == [1.0]

@@ -94,7 +94,7 @@ def test_gold_scores_the_top_bound_through_the_adapter(only_this_plugin):
     for args in ({}, {"tags": "think,answer", "prefilled": "true"}, {"tags": "think", "mode": "strict"}):
         params = spec.resolve(args)
         [reward] = load_rewards(["xml-format"], {"xml-format": args})
-        scores, _ = _call(reward, [spec.gold({}, params)])
+        scores, _ = _call(reward, [spec.checks.gold_example({}, params)])
         assert scores == [spec.bounds[1]]
 
 
@@ -103,7 +103,7 @@ def test_rows_need_no_columns(only_this_plugin):
 
     spec = only_this_plugin.reward("xml-format")
     assert spec.required_columns(spec.resolve()) == {}
-    assert find(spec.rows(spec.resolve()), lambda row: True) == {}
+    assert find(spec.checks.column_strategy(spec.resolve()), lambda row: True) == {}
 
 
 def test_import_is_cheap():

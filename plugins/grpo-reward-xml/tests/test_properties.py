@@ -9,7 +9,7 @@ from grpo_reward_xml.properties import clean_vs_broken_pairs, missing_tag_pairs,
 
 TAGS = ["reasoning,answer", "think,answer", "think", "plan,work,answer"]
 MODES = ["incremental", "soft", "strict"]
-DIRECTIONS = {d.description: d for d in SPEC.directions}
+DIRECTIONS = {d.description: d for d in SPEC.checks.directions}
 
 
 def with_params(pairs, mode, prefilled):

@@ -1,0 +1,29 @@
+"""Property-based checks of rewards, run through the same adapter TRL calls.
+
+``run_checks`` drives hypothesis over every reward: generic properties (one float or None per
+completion, finite and inside the declared bounds, deterministic, independent of the rest of the
+batch, the same score in both completion shapes, no crash on hostile text, within a time budget),
+the directions and gold completions each plugin declares, and the exploit audit (completions that
+skip the task, dataset rows the reward cannot use). ``preflight`` is the quick version the training
+command runs on the selected rewards and real dataset rows before loading a model.
+
+Where each part lives: ``catalogue`` (what each property promises), ``subject`` (calling the reward
+under test), ``executor`` (the deadline), ``inputs`` (what is drawn), ``properties`` and ``audit``
+(the checks themselves), ``run`` (the plan and the time budget), ``report`` (results and their text),
+``texts`` (the text strategies plugin authors get from ``grpo_core.testing``).
+
+Worker processes import this package, so hypothesis is only imported inside functions (and by ``texts``,
+which nothing here imports at module level).
+"""
+
+from grpo_core.checks.catalogue import PROPERTIES
+from grpo_core.checks.executor import abandoned_calls
+from grpo_core.checks.report import FAIL, PASS, SKIP, WARN, CheckReport, PropertyResult, format_report, preflight_summary
+from grpo_core.checks.run import DEFAULT_MAX_EXAMPLES, PREFLIGHT_MAX_EXAMPLES, preflight, run_checks
+from grpo_core.checks.subject import DEFAULT_ITEM_TIMEOUT_S
+
+__all__ = [
+    "DEFAULT_ITEM_TIMEOUT_S", "DEFAULT_MAX_EXAMPLES", "FAIL", "PASS", "PREFLIGHT_MAX_EXAMPLES", "PROPERTIES", "SKIP",
+    "WARN", "CheckReport", "PropertyResult", "abandoned_calls", "format_report", "preflight", "preflight_summary",
+    "run_checks",
+]

@@ -1,0 +1,184 @@
+"""Input strategies: the rows, prompts and completions the checks draw for a reward under test."""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Callable
+
+from grpo_core.checks.executor import OutOfTime
+from grpo_core.checks.subject import Item
+from grpo_core.rewards import Reward
+
+
+def prompt_of(row) -> str:
+    from grpo_core.rewards import completion_text
+
+    return completion_text(row.get("prompt")) if isinstance(row, dict) else ""
+
+
+class Inputs:
+    """What the checks draw for a reward under test, for RewardCheck."""
+
+    # strategies
+
+    def _row(self, vi: int):
+        """Strategy of column dicts (dataset column -> value) for variant ``vi``."""
+        key = ("row", vi)
+        if key not in self._strategies:
+            from hypothesis import strategies as st
+
+            from grpo_core.checks.texts import texts
+
+            variant = self.variants[vi]
+            if self.rows:
+                strategy = st.sampled_from(self.rows).map(lambda row: self._columns(variant, row))
+            elif self.spec.checks.column_strategy is not None:
+                strategy = self.spec.checks.column_strategy(variant.params).map(lambda row: self._columns(variant, row))
+            else:
+                strategy = st.fixed_dictionaries({source: texts(20) for source in set(variant.columns.values())})
+            self._strategies[key] = strategy
+        return self._strategies[key]
+
+    @staticmethod
+    def _columns(variant: Reward, row: dict) -> dict:
+        """A row keyed by dataset columns, from a dict keyed by dataset columns or by the reward's names."""
+        row = dict(row or {})
+        return {source: row[source] if source in row else row.get(name) for name, source in variant.columns.items()}
+
+    def _by_name(self, vi: int, columns: dict) -> dict:
+        return {name: columns.get(source) for name, source in self.variants[vi].columns.items()}
+
+    def _cached(self, key, build):
+        """Strategies are built once: hypothesis pays to validate every new strategy object it draws from."""
+        if key not in self._strategies:
+            self._strategies[key] = build()
+        return self._strategies[key]
+
+    def _prompts(self):
+        def build():
+            from hypothesis import strategies as st
+
+            from grpo_core.checks.texts import texts
+
+            if self.rows and any("prompt" in row for row in self.rows):
+                from grpo_core.rewards import completion_text
+
+                return st.sampled_from([completion_text(row.get("prompt")) for row in self.rows])
+            return texts(30)
+
+        return self._cached("prompts", build)
+
+    def _choices(self, vi: int):
+        """What an ordinary completion is, for variant ``vi``: drawn text, one side of a direction's
+        pair (with the pair's row), or the gold completion for the group's row."""
+
+        def build():
+            from hypothesis import strategies as st
+
+            from grpo_core.rewards import completion_text
+            from grpo_core.checks.texts import texts
+
+            variant = self.variants[vi]
+            choices = [texts().map(lambda text: ("text", text, None))]
+            for direction in self.spec.checks.directions:
+                choices.append(st.tuples(direction.pairs(variant.params), st.booleans()).map(
+                    lambda d: ("pair", completion_text(d[0][0] if d[1] else d[0][1]), self._columns(variant, d[0][2]))
+                ))
+            if self.spec.checks.gold_example is not None:
+                choices.append(st.just(("gold", None, None)))
+            return st.one_of(choices)
+
+        return self._cached(("choices", vi), build)
+
+    def _item(self, vi: int, choice: tuple, columns: dict, prompt: str) -> Item:
+        kind, text, own_columns = choice
+        if kind == "gold":
+            return self._gold_item(vi, columns, prompt)
+        return Item(text, own_columns if kind == "pair" else columns, prompt)
+
+    def _gold_item(self, vi: int, columns: dict, prompt: str) -> Item:
+        try:
+            gold = self.spec.checks.gold_example(self._by_name(vi, columns), self.variants[vi].params)
+        except Exception:
+            gold = None  # the gold property reports this
+        return Item(gold if isinstance(gold, str) else "", columns, prompt)
+
+    def _variant(self):
+        from hypothesis import strategies as st
+
+        return self._cached("variant", lambda: st.sampled_from(range(len(self.variants))))
+
+    def _batches(self, min_size: int = 1, max_size: int = 3, shapes=("plain", "chat")):
+        """(variant, items, shape): a group of completions sharing one row, as GRPO batches them."""
+
+        def build():
+            from hypothesis import strategies as st
+
+            shape_st = st.sampled_from(shapes)
+
+            @st.composite
+            def batches(draw):
+                vi = draw(self._variant())
+                columns = draw(self._row(vi))
+                prompt = draw(self._prompts())
+                lists = self._cached(("lists", vi, min_size, max_size),
+                                     lambda: st.lists(self._choices(vi), min_size=min_size, max_size=max_size))
+                items = [self._item(vi, choice, columns, prompt) for choice in draw(lists)]
+                return vi, items, draw(shape_st)
+
+            return batches()
+
+        return self._cached(("batches", min_size, max_size, shapes), build)
+
+    def _per_variant(self, key: str, parts: Callable[[int], tuple]):
+        """(variant, *drawn parts) where ``parts(vi)`` gives the strategies to draw for that variant."""
+
+        def build():
+            from hypothesis import strategies as st
+
+            @st.composite
+            def drawn(draw):
+                vi = draw(self._variant())
+                return (vi, *(draw(strategy) for strategy in self._cached((key, vi), lambda: parts(vi))))
+
+            return drawn()
+
+        return self._cached(key, build)
+
+    # drawn without shrinking, for the audit
+
+    def _drawn(self, strategy, n: int, deadline: float = math.inf) -> list:
+        """Up to ``n`` examples drawn from ``strategy`` with the run's seed, without shrinking; fewer if
+        ``deadline`` passes first (at least one)."""
+        from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+        from hypothesis import seed as seed_decorator
+
+        drawn: list = []
+
+        def collect(example):
+            if drawn and time.monotonic() > deadline:
+                raise OutOfTime()
+            drawn.append(example)
+
+        run = seed_decorator(self.seed)(
+            settings(max_examples=max(1, n), database=None, deadline=None, phases=[Phase.generate],
+                     suppress_health_check=list(HealthCheck), verbosity=Verbosity.quiet)(given(strategy)(collect))
+        )
+        try:
+            run()
+        except OutOfTime:
+            pass
+        return drawn
+
+    def _prompted_rows(self, vi: int):
+        """Strategy of (columns, prompt text): real rows with their prompts, rows from the reward's column_strategy
+        (its optional ``prompt`` key is the prompt), or drawn text columns with no prompt."""
+        from hypothesis import strategies as st
+
+        variant = self.variants[vi]
+        if self.rows:
+            return st.sampled_from(self.rows).map(lambda row: (self._columns(variant, row), prompt_of(row)))
+        if self.spec.checks.column_strategy is not None:
+            return self.spec.checks.column_strategy(variant.params).map(lambda row: (self._columns(variant, row), prompt_of(row)))
+        return self._row(vi).map(lambda columns: (columns, ""))

@@ -1,0 +1,254 @@
+"""The reward under test: its parameter variants, and calling it as TRL does (through the adapter) or
+directly (to say which completion broke it and how)."""
+
+from __future__ import annotations
+
+import inspect
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+from grpo_core.checks.display import clip, clip_repr
+from grpo_core.checks.executor import Executor, Hung
+from grpo_core.rewards import Reward, RewardSpec
+
+DEFAULT_ITEM_TIMEOUT_S = 2.0
+MAX_PARAM_VARIANTS = 12
+
+
+@dataclass
+class Item:
+    text: str
+    columns: dict  # dataset column -> value
+    prompt: str = ""
+    label: str = ""  # how a hostile text was built
+
+
+@dataclass
+class Outcome:
+    scores: list | None
+    errors: int
+    timeouts: int
+    raised: str | None
+
+
+@dataclass
+class Problem:
+    kind: str  # "raised", "output" (wrong type or count) or "non-finite"
+    index: int | None
+    detail: str
+
+
+def adapter_call(spec: RewardSpec, params: dict, kwargs: dict):
+    """Call the reward through its TRL adapter, as TRL does; runs in a worker process or a thread."""
+    metrics: dict[str, float] = {}
+
+    def log_metric(key, value):
+        metrics[key] = metrics.get(key, 0.0) + float(value)
+
+    try:
+        scores = Reward(spec, params)(**kwargs, log_metric=log_metric)
+    except Exception as error:
+        from grpo_core.errors import RewardError
+
+        return None, metrics, str(error) if isinstance(error, RewardError) else f"{type(error).__name__}: {error}"
+    return scores, metrics, None
+
+
+def direct_call(func: Callable, batched: bool, args: tuple, kwargs: dict) -> tuple[str, str]:
+    """Call the plugin's function itself and say what is wrong with the result, if anything."""
+    try:
+        value = func(*args, **kwargs)
+    except Exception as error:
+        return "raised", f"{type(error).__name__}: {error}"
+    if not batched:
+        return check_value(value)
+    try:
+        values = list(value)
+    except TypeError:
+        return "output", f"returned {clip_repr(value)} ({type(value).__name__}), expected one float or None per completion"
+    n = len(args[0])
+    if len(values) != n:
+        return "output", f"returned {len(values)} value{'s' * (len(values) != 1)} for {n} completion{'s' * (n != 1)}"
+    for value in values:
+        kind, detail = check_value(value)
+        if kind != "ok":
+            return kind, detail
+    return "ok", ""
+
+
+def check_value(value) -> tuple[str, str]:
+    if value is None:
+        return "ok", ""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) and not hasattr(value, "__float__"):
+        return "output", f"returned {clip_repr(value)} ({type(value).__name__}), expected a float or None"
+    try:
+        number = float(value)
+    except (TypeError, ValueError) as error:
+        return "output", f"returned {clip_repr(value)}, which float() rejects: {error}"
+    if not math.isfinite(number):
+        return "non-finite", f"returned {number}"
+    return "ok", ""
+
+
+def param_variants(reward: Reward) -> list[Reward]:
+    """The reward with one parameter changed at a time, to sensible values that validate.
+
+    Choices and booleans take their other values, numbers are doubled and halved; text parameters
+    (column names, tags) and time limits keep the values given.
+    """
+    spec, base = reward.spec, reward.params
+    variants: list[Reward] = []
+    seen = [base]
+    for param in spec.params:
+        value = base.get(param.name)
+        if "timeout" in param.name:  # a resource limit: changing it only changes how long the checks take
+            candidates = []
+        elif param.choices:
+            candidates = list(param.choices)
+        elif param.type is bool:
+            candidates = [not value] if isinstance(value, bool) else []
+        elif param.type in (int, float) and isinstance(value, (int, float)) and not isinstance(value, bool):
+            candidates = [value * 2, max(1, value // 2) if param.type is int else value / 2] if value else []
+        else:
+            candidates = []
+        for candidate in candidates:
+            try:
+                params = spec.resolve({**base, param.name: candidate})
+                if params in seen:
+                    continue
+                variants.append(Reward(spec, params, reward.weight))
+                seen.append(params)
+            except Exception:
+                continue  # the plugin rejects this value; fine
+    return variants[:MAX_PARAM_VARIANTS]
+
+
+class RewardUnderTest:
+    """One reward and its parameter variants, called as TRL calls it under the executor's deadline."""
+
+    def __init__(self, reward: Reward, max_examples: int, seed: int, rows, vary_params: bool, item_timeout_s: float):
+        self.reward = reward
+        self.spec = reward.spec
+        self.name = reward.spec.name
+        self.max_examples = max(1, int(max_examples))
+        self.seed = seed
+        self.rows = rows
+        self.item_timeout_s = item_timeout_s
+        self.executor = Executor(self.spec)
+        self.variants = [reward] + (param_variants(reward) if vary_params else [])
+        self._portable = [self.executor.portable(v.spec) for v in self.variants]
+        self._accepted = set(inspect.signature(self.spec.func).parameters)
+        self._strategies: dict = {}
+        self.timeouts = 0
+        self._output_ok = True  # hostile reports wrong types only when output has not already
+        self.lo, self.hi = (float(b) for b in self.spec.bounds)
+
+    def close(self) -> None:
+        self.executor.close()
+
+    # calling
+
+    def _parts(self, variant: Reward, items: list[Item], shape: str) -> dict:
+        from grpo_core.checks.texts import as_chat, token_ids
+
+        texts = [it.text for it in items]
+        if shape == "chat":
+            completions = [as_chat(t) for t in texts]
+            prompts = [as_chat(it.prompt, "user") for it in items]
+        else:
+            completions = list(texts)
+            prompts = [it.prompt for it in items]
+        columns = {source: [it.columns.get(source) for it in items] for source in set(variant.columns.values())}
+        return {"texts": texts, "completions": completions, "prompts": prompts,
+                "ids": [token_ids(t) for t in texts], "columns": columns}
+
+    def _seconds(self, n: int) -> float:
+        if self.reward.timeout is not None:
+            # The reward's own limit holds per item; this only catches a hang outside it, so it is generous
+            # (a worker that timed out is replaced, and the new one imports the reward's libraries again).
+            return (self.reward.timeout + 2.0) * max(n, 1) + 30.0
+        return self.item_timeout_s * max(n, 1) + 0.5
+
+    def call(self, vi: int, items: list[Item], shape: str = "plain") -> Outcome:
+        variant = self.variants[vi]
+        parts = self._parts(variant, items, shape)
+        kwargs = {"prompts": parts["prompts"], "completions": parts["completions"],
+                  "completion_ids": parts["ids"], "trainer_state": None}
+        for source, values in parts["columns"].items():
+            kwargs.setdefault(source, values)
+        seconds = self._seconds(len(items))
+        try:
+            result = self.executor.run(adapter_call, (self._portable[vi], variant.params, kwargs), seconds)
+        except Hung:
+            raise Hung(seconds, self.example(vi, items, shape), len(items)) from None
+        if result[0] == "died":
+            return Outcome(None, len(items), 0, result[1])
+        scores, metrics, raised = result
+        timeouts = int(metrics.get(f"rewards/{self.name}/timeouts", 0))
+        self.timeouts += timeouts
+        return Outcome(scores, int(metrics.get(f"rewards/{self.name}/errors", 0)), timeouts, raised)
+
+    def _direct(self, vi: int, parts: dict, index: int | None) -> tuple[str, str]:
+        from grpo_core.rewards import call_arguments
+
+        variant = self.variants[vi]
+        columns = {name: parts["columns"][source] for name, source in variant.columns.items()}
+        # The same call the adapter makes in training, so a failure here is the reward's own.
+        args, kwargs = call_arguments(self.spec, variant.params, parts["texts"], columns, parts["prompts"],
+                                      parts["ids"], index)
+        call = (self.spec.func, self.spec.batched, args, kwargs)
+        if variant.timeout is not None and index is not None:
+            from grpo_core.timeout import TIMEOUT, Failure, get_pool
+
+            result = get_pool().map(direct_call, [(call, {})], variant.timeout + 1.0)[0]
+            if result is TIMEOUT:
+                return "timeout", ""
+            return ("raised", result.error) if isinstance(result, Failure) else result
+        try:
+            result = self.executor.run(direct_call, call, self._seconds(len(parts["texts"]) if index is None else 1))
+        except Hung:
+            return "timeout", ""
+        return ("raised", result[1]) if result[0] == "died" else result
+
+    def diagnose(self, vi: int, items: list[Item], shape: str, outcome: Outcome) -> list[Problem]:
+        """Which items went wrong and how, by calling the plugin's function on them directly."""
+        if outcome.raised is None and not outcome.errors:
+            return []
+        parts = self._parts(self.variants[vi], items, shape)
+        problems: list[Problem] = []
+        if self.spec.batched:
+            kind, detail = self._direct(vi, parts, None)
+            if kind not in ("ok", "timeout"):
+                problems.append(Problem(kind, None, detail))
+        else:
+            candidates = range(len(items)) if outcome.raised or outcome.scores is None else [
+                i for i, s in enumerate(outcome.scores) if s is None
+            ]
+            for i in candidates:
+                kind, detail = self._direct(vi, parts, i)
+                if kind not in ("ok", "timeout"):
+                    problems.append(Problem(kind, i, detail))
+                    if outcome.raised or len(problems) >= outcome.errors:
+                        break
+        if not problems:
+            problems.append(Problem("raised", None, outcome.raised or
+                                     "raised inside the adapter, but not when called again on the same input"))
+        return problems
+
+    def example(self, vi: int, items: list[Item], shape: str = "plain", scores=None, **extra) -> dict:
+        example = {
+            "params": dict(self.variants[vi].params),
+            "shape": shape,
+            "completions": [clip(it.text) for it in items],
+            "columns": [{k: clip(v) for k, v in it.columns.items()} for it in items],
+        }
+        if self._accepted & {"prompt", "prompts"}:
+            example["prompts"] = [clip(it.prompt) for it in items]
+        labels = [it.label for it in items if it.label]
+        if labels:
+            example["input"] = ", ".join(labels)
+        if scores is not None:
+            example["scores"] = list(scores)
+        example.update(extra)
+        return example

@@ -1,0 +1,90 @@
+"""What a reward declares for the property checks only: ``RewardChecks`` and its ``Direction`` pairs.
+
+Training never reads these; ``grpo-run check``, preflight and ``grpo_core.testing.check_reward`` do.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, replace
+from typing import Any, Callable
+
+
+@dataclass(frozen=True)
+class Direction:
+    """A direction property: every pair drawn must score ``better >= worse`` (``>`` if strict).
+
+    ``pairs(params)`` returns a hypothesis strategy of ``(better, worse, columns)`` where the
+    completions are plain strings and ``columns`` maps the reward's columns to values.
+    It is only called by the checks, so plugins import hypothesis inside it.
+    """
+
+    description: str
+    pairs: Callable[[dict], Any]
+    strict: bool = False
+
+
+@dataclass(frozen=True)
+class RewardChecks:
+    """What a reward declares so the property checks can test it: ``RewardSpec(..., checks=RewardChecks(...))``.
+
+    - ``directions``: ``Direction`` pairs (better, worse) that must score ``better >= worse``.
+    - ``column_strategy``: ``params -> hypothesis strategy`` of valid rows, dicts of the reward's columns
+      (an optional ``"prompt"`` key is the row's prompt); without it the checks draw columns as text.
+    - ``gold_example``: ``(columns, params) -> completion | None``, a completion for that row that must
+      score the high bound.
+    - ``degenerate``: ``(prompt, columns, params) -> [(label, completion), ...]``, completions that do not do
+      the task for the row (a copied question, a placeholder, padding); the checks fail the reward if one
+      earns more than ``degenerate_share`` of the way from its low bound to its high bound.
+    - ``row_problems``: ``(columns, params) -> [(problem, example), ...]``, what makes one dataset row unfit
+      for the reward (an unreadable gold answer); preflight and ``grpo-run check`` report them as warnings.
+
+    Every callable is called only by the checks, so import hypothesis and heavy libraries inside them.
+    """
+
+    directions: tuple[Direction, ...] = ()
+    column_strategy: Callable[[dict], Any] | None = None
+    gold_example: Callable[..., str | None] | None = None
+    degenerate: Callable[[str, dict, dict], Any] | None = None
+    degenerate_share: float = 0.5
+    row_problems: Callable[[dict, dict], Any] | None = None
+
+
+# RewardSpec's former flat keywords -> the RewardChecks field each became.
+FLAT_KEYWORDS = {"directions": "directions", "rows": "column_strategy", "gold": "gold_example",
+                 "degenerate": "degenerate", "degenerate_share": "degenerate_share", "row_problems": "row_problems"}
+
+
+def _deprecated(old: str) -> str:
+    new = FLAT_KEYWORDS[old]
+    return (f"RewardSpec({old}=...) is deprecated and will be removed in the next release; "
+            f"use RewardSpec(checks=RewardChecks({new}=...)) (grpo_core.RewardChecks)")
+
+
+def accept_flat_keywords(init: Callable) -> Callable:
+    """Wrap RewardSpec's ``__init__`` so the former flat keywords still work, with a DeprecationWarning."""
+
+    def __init__(self, *args, **kwargs):
+        flat = {old: kwargs.pop(old) for old in FLAT_KEYWORDS if old in kwargs}
+        if flat:
+            for old in flat:
+                warnings.warn(_deprecated(old), DeprecationWarning, stacklevel=2)
+            checks = kwargs.get("checks") or RewardChecks()
+            kwargs["checks"] = replace(checks, **{FLAT_KEYWORDS[old]: value for old, value in flat.items()})
+        init(self, *args, **kwargs)
+
+    __init__.__wrapped__ = init  # inspect.signature shows the real fields
+    __init__.__doc__ = init.__doc__
+    return __init__
+
+
+def flat_attribute(old: str) -> property:
+    """A read-only ``RewardSpec.<old>`` that warns and reads ``spec.checks.<new>``."""
+
+    def read(self):
+        warnings.warn(_deprecated(old).replace(f"RewardSpec({old}=...)", f"RewardSpec.{old}")
+                      .replace(f"RewardSpec(checks=RewardChecks({FLAT_KEYWORDS[old]}=...))",
+                               f"spec.checks.{FLAT_KEYWORDS[old]}"), DeprecationWarning, stacklevel=2)
+        return getattr(self.checks, FLAT_KEYWORDS[old])
+
+    return property(read, doc=f"Deprecated: ``checks.{FLAT_KEYWORDS[old]}``.")
