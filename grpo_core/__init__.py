@@ -10,7 +10,6 @@ from grpo_core.loading import load_dataset, resolve_model
 from grpo_core.numbers import Number, NumberMatch, find_numbers, same_number
 from grpo_core.numbers import parse_plain_number as parse_number
 from grpo_core.params import Param
-from grpo_core.plugins import get_spec, registered, reload_plugins
 from grpo_core.rewards import Direction, Reward, RewardSpec, Unscored, completion_text, load_rewards
 from grpo_core.reward_checks import RewardChecks
 from grpo_core.specs import DatasetSpec, HardwareProfile, ModelSpec
@@ -36,25 +35,13 @@ __all__ = [
     "answer_tag",
     "completion_text",
     "find_numbers",
-    "get_spec",
-    "grpo_run",
     "hookimpl",
     "load_dataset",
     "load_rewards",
     "parse_number",
-    "registered",
-    "reload_plugins",
     "resolve_model",
     "run_with_timeouts",
     "same_number",
     "warm_workers",
 ]
 
-
-def __getattr__(name: str):
-    # The command line imports more than a plugin needs, so it loads on first use.
-    if name == "grpo_run":
-        from grpo_core.cli import cli
-
-        return cli
-    raise AttributeError(f"module 'grpo_core' has no attribute {name!r}")

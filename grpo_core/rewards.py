@@ -11,28 +11,10 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from grpo_core.errors import RewardError, UsageError
+from grpo_core.unscored import Unscored  # noqa: F401  (public as grpo_core.Unscored)
 from grpo_core.params import Param, resolve_params
 from grpo_core.reward_checks import Direction  # noqa: F401  (grpo_core.rewards.Direction, as before)
 from grpo_core.reward_checks import FLAT_KEYWORDS, RewardChecks, accept_flat_keywords, flat_attribute
-
-
-@dataclass(frozen=True)
-class Unscored:
-    """What a batched reward returns for an item it could not score, so the run counts why.
-
-    ``reason`` is ``"timeout"``, ``"error"`` or ``"unscorable"`` (the item cannot be judged, e.g.
-    its gold answer is unreadable); ``detail`` says more. The item is counted in
-    ``rewards/<name>/timeouts``, ``/errors`` or ``/unscorable``, and TRL receives ``score``: None
-    unless the reward gives such items a fixed score (e.g. 0.0 for an answer too costly to judge).
-    """
-
-    reason: str
-    detail: str = ""
-    score: float | None = None
-
-    def __post_init__(self) -> None:
-        if self.reason not in ("timeout", "error", "unscorable"):
-            raise ValueError(f"Unscored reason must be 'timeout', 'error' or 'unscorable', got {self.reason!r}")
 
 
 @dataclass(frozen=True)

@@ -54,13 +54,23 @@ from grpo_core.degenerate import (  # the kit for RewardSpec.degenerate, public 
     prompt_numbers,
     repeated,
 )
+from grpo_core.plugins import get_spec, registered, reload_plugins  # plugins registered for one test
 
 __all__ = [
     "FILLER_SENTENCE", "FRAGMENTS", "HOSTILE_TEXTS", "ZERO_WIDTH_SPACE", "as_chat", "call_reward", "check_reward",
     "completions", "copied_prompt", "edited_pairs", "empty_completions", "generic_degenerate", "hostile_texts",
     "json_texts", "json_values", "padded", "padding_to", "placeholders", "prompt_expressions", "prompt_numbers",
-    "ranked_pairs", "repeated", "texts", "token_ids",
+    "ranked_pairs", "repeated", "texts", "token_ids", "get_spec", "grpo_run", "registered", "reload_plugins",
 ]
+
+
+def __getattr__(name: str):
+    # The command line imports more than a test of a reward needs, so it loads on first use.
+    if name == "grpo_run":
+        from grpo_core.cli import cli
+
+        return cli
+    raise AttributeError(f"module 'grpo_core.testing' has no attribute {name!r}")
 
 
 def call_reward(reward, completions: list, prompts: list | None = None, params: dict | None = None, **columns) -> list:

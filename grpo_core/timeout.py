@@ -195,7 +195,7 @@ def run_with_timeouts(func: Callable, calls: list[tuple[tuple, dict]], seconds: 
     that raised. Works from any thread. ``func`` and its arguments must be picklable (a module-level
     function). ``GRPO_REWARD_WORKERS`` sets the number of workers. Public as ``grpo_core.run_with_timeouts``.
     """
-    from grpo_core.rewards import Unscored
+    from grpo_core.unscored import Unscored
 
     results = get_pool().map(func, calls, seconds)
     return [

@@ -161,7 +161,8 @@ def test_old_profile_command_still_shows_one_with_a_deprecation_line():
     result = CliRunner().invoke(cli, ["profile", "cpu"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["name"] == "cpu"
-    assert result.stderr.count("\n") == 1 and "deprecated" in result.stderr and "profiles show cpu" in result.stderr
+    deprecation = [line for line in result.stderr.splitlines() if "deprecated" in line]
+    assert len(deprecation) == 1 and "profiles show cpu" in deprecation[0]
 
 
 class ClusterPlugin:

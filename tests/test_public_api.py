@@ -120,9 +120,9 @@ def test_run_with_timeouts_gives_values_and_unscored_items():
 
 
 def test_get_spec_and_resolve_model(tmp_path, monkeypatch):
-    assert grpo_core.get_spec("dataset", "local").name == "local"
+    assert grpo_core.testing.get_spec("dataset", "local").name == "local"
     with pytest.raises(grpo_core.UsageError, match="unknown kind 'rewards'"):
-        grpo_core.get_spec("rewards", "math")
+        grpo_core.testing.get_spec("rewards", "math")
     assert grpo_core.resolve_model("org/some-model") == "org/some-model"
     assert grpo_core.resolve_model(str(tmp_path)) == str(tmp_path)
     with pytest.raises(grpo_core.UsageError, match="unknown model 'tiny-randm'.*tiny-random"):
@@ -136,7 +136,7 @@ def test_load_dataset_prepares_a_local_file_and_checks_reward_columns(tmp_path):
     assert len(dataset) == 2 and "prompt" in dataset.column_names
     with pytest.raises(grpo_core.UsageError, match="path"):
         grpo_core.load_dataset("local", {"pth": str(data)})
-    with grpo_core.registered(_NeedsGold()):
+    with grpo_core.testing.registered(_NeedsGold()):
         rewards = grpo_core.load_rewards(["needs-gold"])
         with pytest.raises(grpo_core.UsageError, match="needs the column 'gold'"):
             grpo_core.load_dataset("local", {"path": str(data)}, rewards=rewards)

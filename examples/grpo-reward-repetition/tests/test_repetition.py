@@ -50,7 +50,8 @@ def test_distinct_words_score_one(words):
 
 
 def test_installed_entry_point():
-    from grpo_core import load_rewards, reload_plugins
+    from grpo_core import load_rewards
+    from grpo_core.testing import reload_plugins
 
     reload_plugins()
     (reward,) = load_rewards(["repetition"], args={"repetition": {"n": 2}})

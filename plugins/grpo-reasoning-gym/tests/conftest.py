@@ -9,7 +9,7 @@ os.environ["HF_DATASETS_OFFLINE"] = "1"
 @pytest.fixture(autouse=True)
 def fresh_registry():
     """Each test loads the installed plugins afresh."""
-    from grpo_core import reload_plugins
+    from grpo_core.testing import reload_plugins
 
     reload_plugins()
     yield

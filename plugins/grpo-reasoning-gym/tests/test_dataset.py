@@ -80,7 +80,7 @@ def test_entries_survive_json_intact():
 def test_listing_every_task(tmp_path):
     from click.testing import CliRunner
 
-    from grpo_core import grpo_run
+    from grpo_core.testing import grpo_run
 
     result = CliRunner().invoke(grpo_run, ["reasoning-gym-tasks", "--json"])
     assert result.exit_code == 0, result.output

@@ -28,7 +28,7 @@ def person_schema():
 def registry(monkeypatch):
     """A registry holding only grpo-core's built-ins and this plugin, whatever else is installed."""
     import grpo_reward_jsonschema
-    from grpo_core import registered
+    from grpo_core.testing import registered
 
     monkeypatch.setenv("GRPO_LOAD_PLUGINS", "")
     with registered(grpo_reward_jsonschema, distribution="grpo-reward-jsonschema") as reg:

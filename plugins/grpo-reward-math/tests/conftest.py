@@ -12,7 +12,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 @pytest.fixture(autouse=True)
 def fresh_registry():
     """Each test loads the installed plugins afresh."""
-    from grpo_core import reload_plugins
+    from grpo_core.testing import reload_plugins
 
     reload_plugins()
     yield

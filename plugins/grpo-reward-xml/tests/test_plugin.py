@@ -8,7 +8,8 @@ import pytest
 
 import grpo_core
 import grpo_reward_xml
-from grpo_core import UsageError, get_spec, load_rewards, registered, reload_plugins
+from grpo_core import UsageError, load_rewards
+from grpo_core.testing import get_spec, registered, reload_plugins
 
 CLEAN_THINK = "<think>\nI add 2 and 2, which makes 4.\n</think>\n<answer>\n4\n</answer>"
 
