@@ -16,7 +16,8 @@ def test_grpo_check_reports_a_failure_once(tmp_path):
             grpo_check(RewardSpec("too-big", "always 2", too_big))
     """))
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--basetemp", str(tmp_path / "basetemp"),
+        # -rN: no short summary, which repeats the message in full when CI is set
+        [sys.executable, "-m", "pytest", "-q", "-rN", "-p", "no:cacheprovider", "--basetemp", str(tmp_path / "basetemp"),
          "--grpo-max-examples", "3", "--grpo-seed", "0", str(tmp_path / "test_third_party.py")],
         capture_output=True, text=True, cwd=tmp_path, timeout=120,
     )
