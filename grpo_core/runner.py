@@ -65,7 +65,9 @@ def run_from_options(dry_run=False, num_processes=None, argv=(), **options) -> N
         run.profile, num_processes, [a for a in argv if a != "--dry-run"]
     )
     if dry_run:
-        click.echo(training.describe(run, command))
+        from grpo_core.run_record import describe
+
+        click.echo(describe(run, command))
         return
     lock = None if launched else training.claim_outputs(run, log)
     try:

@@ -14,6 +14,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
+from grpo_core import run_record
 from grpo_core import RewardSpec, hookimpl, rundir, training
 from grpo_core.cli import cli
 from grpo_core.plugins import registered
@@ -62,7 +63,7 @@ def earlier(data_file, tmp_path):
                                      model="tiny-random", output_dir=str(out), max_steps=4,
                                      overrides=("num_generations=2", "per_device_train_batch_size=2"))
     run = training.resolve(settings, log=lambda m: None, load_dataset=False)
-    training.write_run_config(run, out / "run_config.yaml")
+    run_record.write_run_config(run, out / "run_config.yaml")
     (out / "metrics.jsonl").write_text("".join(json.dumps({"step": s, "reward": 0.5}) + "\n" for s in (1, 2)))
     (out / "completions.jsonl").write_text(json.dumps({"step": 2, "completion": "hi"}) + "\n")
     checkpoint = out / "checkpoint-2"
@@ -295,7 +296,7 @@ def test_run_config_holds_absolute_paths(data_file, tmp_path, monkeypatch):
     settings = settings_from_options(rewards=("length",), dataset="local", dataset_args=(f"path={data_file.name}",),
                                      model="tiny-random", output_dir="out")
     run = training.resolve(settings, log=lambda m: None, load_dataset=False)
-    training.write_run_config(run, tmp_path / "run_config.yaml")
+    run_record.write_run_config(run, tmp_path / "run_config.yaml")
     saved = yaml.safe_load((tmp_path / "run_config.yaml").read_text())
     assert saved["dataset_args"]["path"] == str(data_file)
     assert saved["output_dir"] == str(data_file.parent / "out")

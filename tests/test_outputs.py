@@ -5,6 +5,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from grpo_core import run_record
 from grpo_core import outputs
 
 
@@ -83,7 +84,7 @@ def test_run_config_reproduces_the_resolved_run(data_file, tmp_path, cache_dir):
         overrides=("learning_rate=3e-5",),
     )
     run = training.resolve(settings, log=lambda m: None)
-    training.write_run_config(run, tmp_path / "run_config.yaml")
+    run_record.write_run_config(run, tmp_path / "run_config.yaml")
     again = training.resolve(settings_from_options(config_file=str(tmp_path / "run_config.yaml")), log=lambda m: None)
     assert again.grpo == run.grpo
     assert [(r.__name__, r.weight, r.params) for r in again.rewards] == [(r.__name__, r.weight, r.params) for r in run.rewards]

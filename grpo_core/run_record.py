@@ -1,0 +1,70 @@
+"""What a run records about itself: run_config.yaml (absolute paths, so it reproduces the run from
+any folder) and the --dry-run description; nothing here loads a model or a dataset."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from grpo_core.plugins import get_registry
+from grpo_core.rundir import write_atomic
+from grpo_core.settings import describe_settings
+
+def run_config(run) -> dict:
+    """Everything a resolved run (``training.ResolvedRun``) holds, as a config file with absolute paths: ``grpo-run --config`` reproduces it from any folder."""
+    settings = run.settings
+    return {
+        "rewards": [f"{r.__name__}={r.weight:g}" for r in run.rewards],
+        "reward_args": {r.__name__: {k: _absolute(v) for k, v in r.params.items()} for r in run.rewards if r.params},
+        "dataset": settings.dataset,
+        "dataset_args": {k: _absolute(v, k in PATH_ARGS) for k, v in run.dataset_params.items() if v is not None},
+        "model": _absolute(settings.model, os.path.isdir(settings.model)),
+        "profile": run.profile.name,
+        **({"compare": settings.compare} if settings.compare else {}),
+        **({"merge_lora": True} if settings.merge_lora else {}),
+        **{k: v for k, v in run.grpo.items() if k != "reward_weights"},
+    }
+
+
+PATH_ARGS = ("path", "files")  # dataset parameters that name files
+
+
+def _absolute(value, is_path: bool = False):
+    """A relative path as an absolute one; other values as they are."""
+    if isinstance(value, str) and value and (is_path or (os.sep in value or "." in value) and os.path.isfile(value)):
+        return os.path.abspath(value)
+    return value
+
+
+def write_run_config(run, path: Path) -> None:
+    """``run_config.yaml``, written atomically."""
+    import yaml
+
+    write_atomic(path, yaml.safe_dump(run_config(run), sort_keys=False))
+
+
+def describe(run, launch_command: list[str] | None = None) -> str:
+    """The resolved run as JSON (for --dry-run): nothing is loaded to produce it."""
+    return json.dumps(
+        {
+            "model": _describe_model(run.model),
+            "dataset": {"name": run.settings.dataset, **run.dataset_params},
+            "rewards": [
+                {"name": r.__name__, "weight": r.weight, "params": r.params, "columns": r.columns} for r in run.rewards
+            ],
+            "profile": {"name": run.profile.name, "reason": run.profile_reason},
+            "settings": describe_settings(run.settings),
+            "grpo_config": run.grpo,
+            "lora": run.profile.lora,
+            "launch": launch_command,
+        },
+        indent=2,
+        default=str,
+    )
+
+
+def _describe_model(name: str) -> dict:
+    alias = get_registry().model(name)
+    if alias is None:
+        return {"name": name}
+    return {"name": name, "alias": True, "offline": bool(alias.available())}
