@@ -152,8 +152,11 @@ def _quiet_libraries() -> None:
     hf_logging.disable_progress_bar()
 
 
-def train(run: ResolvedRun, log=print, progress: bool = True):
-    """Train, save the final model in ``output_dir/final``, write the plot and summary; return the trainer."""
+def train(run: ResolvedRun, log=print, progress: bool = True, summary: bool = True):
+    """Train, save the final model in ``output_dir/final``, write the plot and summary; return the trainer.
+
+    ``summary=False`` leaves the printed training summary to the caller (which shows the held-out comparison first).
+    """
     from transformers.trainer_utils import get_last_checkpoint
 
     from grpo_core import outputs
@@ -188,7 +191,8 @@ def train(run: ResolvedRun, log=print, progress: bool = True):
     trainer.processing_class.save_pretrained(str(final))
     if run.settings.merge_lora:
         log(merge_lora(trainer, output_dir / "merged"))
-    log(outputs.format_summary(outputs.summarize(records, names)))
+    if summary:
+        log(outputs.format_summary(outputs.summarize(records, names)))
     log(f"final model saved to {final}" + (f"; reward curve in {plot}" if plot else ""))
     return trainer
 
