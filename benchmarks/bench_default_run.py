@@ -100,7 +100,8 @@ def main() -> None:
         walls = [row["wall"] for row in rows]
         met = len(known) == len(rows) and min(known) >= TARGET_GAIN
         print(f"held-out gain {min(known):+.3f} to {max(known):+.3f} over {len(known)} seeds (target at least "
-              f"+{TARGET_GAIN} on every seed: {'met' if met else 'NOT met'}); wall {min(walls):.0f} to {max(walls):.0f} s")
+              f"+{TARGET_GAIN} on every seed: {'met' if met else 'NOT met'}); "
+              f"wall {min(walls):.0f} to {max(walls):.0f} s")
 
 
 if __name__ == "__main__":

@@ -103,7 +103,8 @@ def format_comparison(results: list[dict]) -> str:
         lines.append(f"{result['model']:<{width}}  {cells}")
     if len(results) == 2:  # before and after: the change is what a reader looks for
         before, after = (r["means"] for r in results)
-        cells = "".join(f"{'-' if before[n] is None or after[n] is None else format(after[n] - before[n], '+.3f'):>14}"
-                        for n in names)
+        changes = ["-" if before[n] is None or after[n] is None else format(after[n] - before[n], "+.3f")
+                   for n in names]
+        cells = "".join(f"{change:>14}" for change in changes)
         lines.append(f"{'change':<{width}}  {cells}")
     return "\n".join(lines)
