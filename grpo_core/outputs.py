@@ -223,8 +223,36 @@ def _number(value, spec: str) -> str:
     return format(value, spec)
 
 
+def smooth(values: list[float | None], window: int) -> list[float]:
+    """Centred moving average over up to ``window`` steps, skipping missing values (nan where none)."""
+    half = max(0, window // 2)
+    out = []
+    for i in range(len(values)):
+        near = [v for v in values[max(0, i - half):i + half + 1] if v is not None and math.isfinite(v)]
+        out.append(sum(near) / len(near) if near else float("nan"))
+    return out
+
+
+def _window(count: int) -> int:
+    return max(3, count // 6) | 1  # odd, about a sixth of the run: wide enough to average out a step's few prompts
+
+
 def plot_rewards(records: list[dict], reward_names: list[str], path: Path) -> Path | None:
-    """``reward_curve.png``: one line per reward's mean and one for the weighted total."""
+    """``reward_curve.png``: each reward's per-step mean (faint) and smoothed trend, and the weighted total."""
+    figure = reward_figure(records, reward_names)
+    if figure is None:
+        return None
+    import matplotlib.pyplot as plt
+
+    partial = Path(path).with_name(f".{Path(path).name}.tmp.png")  # written whole, then renamed
+    figure.savefig(partial)
+    plt.close(figure)
+    partial.replace(path)
+    return Path(path)
+
+
+def reward_figure(records: list[dict], reward_names: list[str]):
+    """The figure ``plot_rewards`` saves (None when no step was logged)."""
     steps = [r for r in records if "reward" in r]
     if not steps:
         return None
@@ -232,29 +260,35 @@ def plot_rewards(records: list[dict], reward_names: list[str], path: Path) -> Pa
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     figure, axis = plt.subplots(figsize=(8, 4.5), dpi=100)
     x = [r["step"] for r in steps]
-    for name in reward_names:
-        key = f"rewards/{name}/mean"
-        axis.plot(x, [r.get(key) if r.get(key) is not None else float("nan") for r in steps], label=name)
-    axis.plot(x, [r["reward"] if r["reward"] is not None else float("nan") for r in steps], label="total (weighted)",
-              color="black", linewidth=2)
+    window = _window(len(steps))
+    series = [(name, f"rewards/{name}/mean", {}) for name in reward_names]
+    if len(reward_names) > 1:  # with one reward the total is that reward again, drawn on top of it
+        series.append(("total (weighted)", "reward", {"color": "black", "linestyle": "--"}))
+    for label, key, style in series:
+        values = [r.get(key) if r.get(key) is not None else float("nan") for r in steps]
+        (raw,) = axis.plot(x, values, alpha=0.3, linewidth=1, marker=".", **style)
+        axis.plot(x, smooth(values, window), color=raw.get_color(), linewidth=2.2,
+                  linestyle=style.get("linestyle", "-"), label=f"{label} ({window}-step average)")
+    axis.xaxis.set_major_locator(MaxNLocator(integer=True))
     axis.set_xlabel("step")
     axis.set_ylabel("mean reward")
-    axis.set_title("Rewards during training")
+    axis.set_title("Rewards during training (faint: each step; bold: moving average)")
     axis.grid(alpha=0.3)
     axis.legend()
     figure.tight_layout()
-    partial = Path(path).with_name(f".{Path(path).name}.tmp.png")
-    figure.savefig(partial)
-    plt.close(figure)
-    partial.replace(path)
-    return Path(path)
+    return figure
 
 
 def summarize(records: list[dict], reward_names: list[str], fraction: float = 0.2) -> list[dict]:
-    """Mean of each reward (and the total) over the first and the last ``fraction`` of logged steps."""
+    """Per reward (and the total): the least-squares trend over all logged steps, and the first/last ``fraction``.
+
+    The trend's start and end use every step, so a few noisy steps at either end cannot flip it;
+    ``error`` is one standard error of its change, to say whether the change is more than noise.
+    """
     steps = [r for r in records if "reward" in r]
     if not steps:
         return []
@@ -262,8 +296,9 @@ def summarize(records: list[dict], reward_names: list[str], fraction: float = 0.
     first, last = steps[:size], steps[-size:]
     rows = []
     for label, key in [*((name, f"rewards/{name}/mean") for name in reward_names), ("total", "reward")]:
-        before, after = _mean(first, key), _mean(last, key)
-        rows.append({"reward": label, "first": before, "last": after, "steps": size})
+        start, end, error = _trend(steps, key)
+        rows.append({"reward": label, "first": _mean(first, key), "last": _mean(last, key), "steps": size,
+                     "logged": len(steps), "trend_start": start, "trend_end": end, "trend_error": error})
     return rows
 
 
@@ -272,15 +307,37 @@ def _mean(records: list[dict], key: str) -> float | None:
     return sum(values) / len(values) if values else None
 
 
+def _trend(records: list[dict], key: str) -> tuple[float | None, float | None, float | None]:
+    """The fitted line's value at the first and last step, and the standard error of their difference."""
+    points = [(r["step"], r[key]) for r in records if r.get(key) is not None and math.isfinite(r[key])]
+    if len(points) < 2:
+        return (points[0][1], points[0][1], None) if points else (None, None, None)
+    n = len(points)
+    mean_x = sum(x for x, _ in points) / n
+    mean_y = sum(y for _, y in points) / n
+    sxx = sum((x - mean_x) ** 2 for x, _ in points)
+    if sxx == 0:
+        return mean_y, mean_y, None
+    slope = sum((x - mean_x) * (y - mean_y) for x, y in points) / sxx
+    lo, hi = points[0][0], points[-1][0]
+    start, end = mean_y + slope * (lo - mean_x), mean_y + slope * (hi - mean_x)
+    if n < 3:
+        return start, end, None
+    residual = sum((y - (mean_y + slope * (x - mean_x))) ** 2 for x, y in points) / (n - 2)
+    return start, end, math.sqrt(residual / sxx) * (hi - lo)
+
+
 def format_summary(rows: list[dict]) -> str:
     if not rows:
         return "no training steps were logged"
-    size = rows[0]["steps"]
-    lines = [f"{'reward':<16}{'first ' + str(size):>12}{'last ' + str(size):>12}{'change':>10}"]
+    fmt = lambda v: "-" if v is None else f"{v:.3f}"  # noqa: E731
+    lines = [f"training rewards, trend fitted over all {rows[0]['logged']} logged steps "
+             f"(each step scores only a few prompts, so single steps are noisy):",
+             f"{'reward':<16}{'trend start':>12}{'trend end':>12}{'change':>10}{'+/- 1 s.e.':>12}"]
     for row in rows:
-        first, last = row["first"], row["last"]
-        change = "" if first is None or last is None else (f"x{last / first:.2f}" if first > 0 else f"{last - first:+.3f}")
-        fmt = lambda v: "-" if v is None else f"{v:.3f}"
-        lines.append(f"{row['reward']:<16}{fmt(first):>12}{fmt(last):>12}{change:>10}")
+        start, end, error = row["trend_start"], row["trend_end"], row["trend_error"]
+        change = "" if start is None or end is None else f"{end - start:+.3f}"
+        lines.append(f"{row['reward']:<16}{fmt(start):>12}{fmt(end):>12}{change:>10}"
+                     f"{'' if error is None else fmt(error):>12}")
     return "\n".join(lines)
 

@@ -69,6 +69,7 @@ def run_from_options(dry_run=False, num_processes=None, argv=(), **options) -> N
 
         click.echo(describe(run, command))
         return
+    compare = settings.compare and not launched  # the held-out comparison comes first, then the summary
     lock = None if launched else training.claim_outputs(run, log)
     try:
         if not launched:
@@ -83,7 +84,7 @@ def run_from_options(dry_run=False, num_processes=None, argv=(), **options) -> N
             if code:
                 raise SystemExit(code)
             return
-        trainer = training.train(run, log=log, lock=lock)
+        trainer = training.train(run, log=log, lock=lock, summary=not compare)
     finally:
         if lock is not None:
             lock.release()
@@ -91,7 +92,7 @@ def run_from_options(dry_run=False, num_processes=None, argv=(), **options) -> N
 
     if interrupted(trainer):
         raise SystemExit(130)  # scripts can tell an interrupted run from a finished one
-    if settings.compare and not launched:
+    if compare:
         _compare(run, settings.compare)
 
 
@@ -109,21 +110,27 @@ def _wait_for(command: list[str]) -> int:
 
 
 def _compare(run, n: int) -> None:
-    """Score the base model and the trained one on the same held-out prompts."""
+    """Score the base model and the trained one on the same held-out prompts, then show the training trend."""
     from pathlib import Path
 
-    from grpo_core.sample import format_comparison, held_out, score_models
+    from grpo_core import outputs
+    from grpo_core.plugins import get_registry
+    from grpo_core.sample import format_comparison, held_out_rows, score_models
     from grpo_core.training import resolve_model
 
-    rows = held_out(run.dataset, n)
-    tokens = int(run.grpo.get("max_completion_length") or 64)
-    final = str(Path(run.grpo["output_dir"]) / "final")
+    output_dir = Path(run.grpo["output_dir"])
+    final = str(output_dir / "final")
     if not Path(final).is_dir():  # interrupted: nothing to compare yet
         return
+    spec = get_registry().dataset(run.settings.dataset)
+    rows, where = held_out_rows(spec, run.dataset_params, run.dataset, n)
+    tokens = int(run.grpo.get("max_completion_length") or 64)
     models = [(f"{run.model} (before)", resolve_model(run.model)), (f"{final} (after)", final)]
     results = score_models(models, rows, run.rewards, max_new_tokens=tokens)
-    click.echo(f"held-out comparison on the dataset's last {len(rows)} prompts (greedy):", err=True)
+    click.echo(f"held-out comparison, greedy, on {where}:", err=True)
     click.echo(format_comparison(results), err=True)
+    records = outputs.read_metrics(output_dir / outputs.METRICS_FILE)
+    click.echo(outputs.format_summary(outputs.summarize(records, [r.__name__ for r in run.rewards])), err=True)
 
 
 def _preflight(run) -> None:

@@ -11,7 +11,37 @@ def held_out(dataset, n: int):
     return dataset.select(range(len(dataset) - n, len(dataset)))
 
 
-def sample_and_score(model_path: str, rows, rewards, max_new_tokens: int = 64, batch_size: int = 16,
+def question_text(prompt) -> str:
+    """What a row asks: a plain prompt, or the last user turn of a chat (few-shot turns come before it)."""
+    if isinstance(prompt, str):
+        return prompt
+    users = [m.get("content", "") for m in prompt if m.get("role") == "user"]
+    return users[-1] if users else ""
+
+
+def held_out_rows(spec, params: dict, train_dataset, n: int):
+    """Up to ``n`` distinct questions the run never trains on, and a few words on where they come from.
+
+    A dataset whose ``split`` parameter offers ``test`` gives them from that split, less any question also in
+    the training rows; one without gives its last rows, which training also sees, and says so.
+    """
+    split = next((p for p in spec.params if p.name == "split"), None)
+    if split is None or "test" not in (split.choices or ()) or params.get("split") == "test":
+        return held_out(train_dataset, n), f"the dataset's last {min(n, len(train_dataset))} rows (also trained on)"
+    test = spec.load(**{**params, "split": "test"})
+    trained = {question_text(p) for p in train_dataset["prompt"]}
+    keep, seen = [], set()
+    for index, prompt in enumerate(test["prompt"]):
+        question = question_text(prompt)
+        if question not in trained and question not in seen:
+            seen.add(question)
+            keep.append(index)
+        if len(keep) == n:
+            break
+    return test.select(keep), f"{len(keep)} distinct test-split questions, none of them in the training rows"
+
+
+def sample_and_score(model_path: str, rows, rewards, max_new_tokens: int = 64, batch_size: int = 64,
                      temperature: float = 0.0, seed: int = 0) -> dict:
     """Generate one completion per row and return per-reward means plus the samples."""
     import torch
@@ -71,4 +101,10 @@ def format_comparison(results: list[dict]) -> str:
     for result in results:
         cells = "".join(f"{'-' if result['means'][n] is None else format(result['means'][n], '.3f'):>14}" for n in names)
         lines.append(f"{result['model']:<{width}}  {cells}")
+    if len(results) == 2:  # before and after: the change is what a reader looks for
+        before, after = (r["means"] for r in results)
+        changes = ["-" if before[n] is None or after[n] is None else format(after[n] - before[n], "+.3f")
+                   for n in names]
+        cells = "".join(f"{change:>14}" for change in changes)
+        lines.append(f"{'change':<{width}}  {cells}")
     return "\n".join(lines)

@@ -309,11 +309,12 @@ def replace_outputs(run: ResolvedRun, log=print) -> None:
             log(f"--overwrite: replaced the earlier run's {', '.join(removed)} in {folder}")
 
 
-def train(run: ResolvedRun, log=print, progress: bool = True, lock=None):
+def train(run: ResolvedRun, log=print, progress: bool = True, lock=None, summary: bool = True):
     """Train, save the final model in ``output_dir/final``, write the plot and summary; return the trainer.
 
     The output folder is locked for the run (``lock`` when the caller took it already); earlier outputs
-    are kept unless the run resumes them or ``overwrite`` replaces them.
+    are kept unless the run resumes them or ``overwrite`` replaces them. ``summary=False`` leaves the
+    printed training summary to the caller (which shows the held-out comparison first).
     """
     from grpo_core import launch, outputs
 
@@ -334,13 +335,13 @@ def train(run: ResolvedRun, log=print, progress: bool = True, lock=None):
         if checkpoint is not None:
             log(f"resuming from {checkpoint}")
             outputs.truncate_metrics(output_dir / outputs.METRICS_FILE, int(Path(checkpoint).name.split("-")[-1]))
-        return _train(run, log, progress, output_dir, checkpoint)
+        return _train(run, log, progress, output_dir, checkpoint, summary)
     finally:
         if own_lock is not None:
             own_lock.release()
 
 
-def _train(run: ResolvedRun, log, progress: bool, output_dir: Path, checkpoint):
+def _train(run: ResolvedRun, log, progress: bool, output_dir: Path, checkpoint, summary: bool):
     from grpo_core import offline, outputs
 
     if run.dataset is None:
@@ -364,7 +365,8 @@ def _train(run: ResolvedRun, log, progress: bool, output_dir: Path, checkpoint):
     trainer.processing_class.save_pretrained(str(final))
     if run.settings.merge_lora:
         log(merge_lora(trainer, output_dir / "merged"))
-    log(outputs.format_summary(outputs.summarize(records, names)))
+    if summary:
+        log(outputs.format_summary(outputs.summarize(records, names)))
     log(f"final model saved to {final}" + (f"; reward curve in {plot}" if plot else ""))
     return trainer
 

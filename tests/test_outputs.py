@@ -3,6 +3,7 @@
 import json
 from types import SimpleNamespace
 
+import numpy
 import pytest
 
 from grpo_core import run_record
@@ -13,20 +14,41 @@ def records(values, key="rewards/math/mean"):
     return [{"step": i + 1, "reward": v, "reward_std": 0.1, key: v} for i, v in enumerate(values)]
 
 
-def test_summary_compares_first_and_last_fifth():
-    rows = outputs.summarize(records([0.0, 0.1, 0.1, 0.2, 0.2, 0.3, 0.3, 0.4, 0.4, 0.5]), ["math"])
+def test_summary_reports_the_trend_over_all_steps():
+    values = [0.0, 0.1, 0.1, 0.2, 0.2, 0.3, 0.3, 0.4, 0.4, 0.5]
+    rows = outputs.summarize(records(values), ["math"])
     math_row = rows[0]
-    assert math_row["reward"] == "math" and math_row["steps"] == 2
+    assert math_row["reward"] == "math" and math_row["steps"] == 2 and math_row["logged"] == 10
     assert math_row["first"] == pytest.approx(0.05) and math_row["last"] == pytest.approx(0.45)
+    slope, intercept = numpy.polyfit(range(1, 11), values, 1)
+    assert math_row["trend_start"] == pytest.approx(intercept + slope)
+    assert math_row["trend_end"] == pytest.approx(intercept + 10 * slope)
     text = outputs.format_summary(rows)
-    assert "x9.00" in text and "first 2" in text
+    assert "all 10 logged steps" in text and f"{9 * slope:+.3f}" in text
+
+
+def test_trend_error_says_how_far_a_noisy_change_can_be_trusted():
+    """Over many noisy runs of the same true rise, about two in three fitted changes lie within one error of it."""
+    import random
+
+    rng = random.Random(0)
+    true_change, inside = 0.005 * 29, 0
+    for _ in range(400):
+        values = [0.4 + 0.005 * step + rng.gauss(0, 0.1) for step in range(30)]
+        row = outputs.summarize(records(values), ["math"])[0]
+        inside += abs(row["trend_end"] - row["trend_start"] - true_change) <= row["trend_error"]
+    assert 0.6 < inside / 400 < 0.76
 
 
 def test_summary_handles_missing_values_and_no_steps():
     assert outputs.summarize([{"step": 1, "loss": 0.1}], ["math"]) == []
     rows = outputs.summarize([{"step": 1, "reward": 0.0, "rewards/math/mean": None}], ["math"])
-    assert rows[0]["first"] is None
+    assert rows[0]["first"] is None and rows[0]["trend_start"] is None
     assert "-" in outputs.format_summary(rows)
+
+
+def test_smooth_averages_neighbours_and_skips_missing_values():
+    assert outputs.smooth([0.0, 1.0, None, 1.0, 0.0], 3) == [0.5, 0.5, 1.0, 0.5, 0.5]
 
 
 def monitor_run(logs_per_step, **limits):
@@ -72,6 +94,19 @@ def test_plot_has_one_line_per_reward_and_the_total(tmp_path):
     path = outputs.plot_rewards(data, ["math", "xml-format"], tmp_path / "curve.png")
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert outputs.plot_rewards([{"step": 1, "loss": 0.2}], ["math"], tmp_path / "none.png") is None
+    labels = [line.get_label() for line in outputs.reward_figure(data, ["math", "xml-format"]).axes[0].get_lines()]
+    assert [label.split(" (")[0] for label in labels if not label.startswith("_")] == ["math", "xml-format", "total"]
+
+
+def test_plot_of_a_single_reward_shows_that_reward_on_integer_steps():
+    data = [{"step": i, "reward": i / 7, "rewards/math/mean": i / 7} for i in range(1, 8)]
+    axis = outputs.reward_figure(data, ["math"]).axes[0]
+    labels = [line.get_label() for line in axis.get_lines() if not line.get_label().startswith("_")]
+    assert labels == ["math (3-step average)"]  # the total would only hide it
+    axis.figure.canvas.draw()
+    assert all(float(tick).is_integer() for tick in axis.get_xticks())
+    raw, smoothed = axis.get_lines()
+    assert list(smoothed.get_ydata()) == pytest.approx(outputs.smooth(list(raw.get_ydata()), 3))
 
 
 def test_run_config_reproduces_the_resolved_run(data_file, tmp_path, cache_dir):

@@ -6,6 +6,7 @@ and the question) and an ``answer`` column holding the gold answer as a string.
 
 from __future__ import annotations
 
+import hashlib
 import random
 import re
 from pathlib import Path
@@ -103,14 +104,24 @@ def load_arithmetic(split="train", size=1000, seed=0, difficulty="easy", system_
     shots = []
     for _ in range(few_shot):
         question, value = make(shots_rng)
+        while question_split(question) != "train":  # the examples are in every prompt, so never a test question
+            question, value = make(shots_rng)
         shots += [{"role": "user", "content": question}, {"role": "assistant", "content": f"<answer>{value}</answer>"}]
     rng = random.Random(f"arithmetic:{split}:{seed}")
     rows = []
     for _ in range(size):
         question, value = make(rng)
+        while question_split(question) != split:  # easy questions repeat, so each text belongs to one split
+            question, value = make(rng)
         chat = messages(system_prompt, question)
         rows.append({"prompt": chat[:-1] + shots + chat[-1:], "answer": str(value)})
     return Dataset.from_list(rows)
+
+
+def question_split(question: str) -> str:
+    """The one split a question text belongs to (two in five go to test), so no test question is ever trained on."""
+    digest = hashlib.blake2b(question.encode(), digest_size=4).digest()
+    return "test" if int.from_bytes(digest, "big") % 5 < 2 else "train"
 
 
 _NAMES = (("Ana", "She"), ("Ben", "He"), ("Chen", "He"), ("Dara", "She"), ("Eli", "He"), ("Fatima", "She"), ("Sam", "He"))

@@ -119,6 +119,19 @@ def test_arithmetic_splits_differ_and_system_prompt_is_a_parameter():
     assert [p[-1] for p in train["prompt"]] != [p[-1] for p in test["prompt"]]
 
 
+@pytest.mark.parametrize("difficulty", ["easy", "medium"])
+def test_no_test_question_is_in_the_training_prompts(difficulty):
+    """Easy questions repeat (about 600 exist), so the splits must not share any question text."""
+    def texts(dataset):
+        return {m["content"] for prompt in dataset["prompt"] for m in prompt if m["role"] == "user"}
+
+    train = load("arithmetic", size=3000, difficulty=difficulty, few_shot=2)
+    test = load("arithmetic", size=1000, split="test", difficulty=difficulty, few_shot=2)
+    questions = {p[-1]["content"] for p in test["prompt"]}
+    assert not questions & texts(train)  # neither a training question nor a worked example
+    assert difficulty != "easy" or len(questions) >= 200  # enough distinct ones for a 200-prompt comparison
+
+
 def test_few_shot_turns_are_right_answers_the_reward_accepts():
     """Each worked example before the question is itself a correct completion for its question."""
     import re

@@ -1,0 +1,108 @@
+"""The default run (`grpo-run` with no arguments) on several seeds: does it learn on every one, and how fast?
+
+    python benchmarks/bench_default_run.py [--seeds 0,1,2,3,4] [--jobs 1] [--out runs/bench-default] [-- EXTRA ARGS]
+
+Each seed is the default run with `--set seed=N`, into its own output folder. Per seed it prints
+the held-out greedy math accuracy before -> after training (and on how many prompts), the
+training math reward over the first and last fifth of steps, the wall time and the load average
+while it ran. The target is a held-out gain of at least 0.15 on every seed; the wall time is
+only comparable between runs on an otherwise idle machine (the load column says how idle).
+Anything after `--` is passed to every `grpo-run` (e.g. `-- --max-steps 4` for a quick try).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+TARGET_GAIN = 0.15
+
+
+def console_script(name: str) -> str:
+    """A console script of this interpreter's environment (the venv need not be on PATH)."""
+    beside = Path(sys.executable).parent / name
+    return str(beside) if beside.exists() else shutil.which(name) or name
+
+
+def held_out(output: str, reward: str = "math") -> tuple[float | None, float | None, int | None]:
+    """(before, after, n) from the run's printed held-out comparison."""
+    lines = output.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith("held-out comparison")), None)
+    if start is None:
+        return None, None, None
+    words = lines[start].split(" on ", 1)[-1].split()
+    n = int(words[0]) if words and words[0].isdigit() else None
+    names = lines[start + 1].split()[1:]  # "model  math  xml-format"
+    column = names.index(reward) - len(names)
+    values = [lines[start + 2].split()[column], lines[start + 3].split()[column]]
+    before, after = (None if v == "-" else float(v) for v in values)
+    return before, after, n
+
+
+def fifths(metrics: Path, key: str = "rewards/math/mean") -> tuple[float | None, float | None]:
+    """Mean of ``key`` over the first and last fifth of logged steps."""
+    steps = [json.loads(line) for line in metrics.read_text().splitlines() if line.strip()] if metrics.exists() else []
+    values = [r[key] for r in steps if r.get(key) is not None]
+    if not values:
+        return None, None
+    size = max(1, round(len(values) / 5))
+    return sum(values[:size]) / size, sum(values[-size:]) / size
+
+
+def run_seed(seed: int, out: Path, extra: list[str]) -> dict:
+    folder = out / f"seed{seed}"
+    shutil.rmtree(folder, ignore_errors=True)
+    command = [console_script("grpo-run"), "--output-dir", str(folder), "--set", f"seed={seed}", *extra]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    load_before = os.getloadavg()[0]
+    start = time.perf_counter()
+    result = subprocess.run(command, capture_output=True, text=True, env=env)
+    wall = time.perf_counter() - start
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "bench_output.txt").write_text(result.stdout + result.stderr)
+    before, after, n = held_out(result.stderr)
+    first, last = fifths(folder / "metrics.jsonl")
+    return {"seed": seed, "rc": result.returncode, "before": before, "after": after, "n": n, "first": first,
+            "last": last, "wall": wall, "load": (load_before + os.getloadavg()[0]) / 2}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seeds", default="0,1,2,3,4", help="comma-separated seeds")
+    parser.add_argument("--jobs", type=int, default=1, help="seeds run at once (1 for wall times worth quoting)")
+    parser.add_argument("--out", default="runs/bench-default", help="one folder per seed goes here")
+    parser.add_argument("extra", nargs="*", help="after --: more grpo-run arguments")
+    args = parser.parse_args()
+    seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
+    fmt = lambda v: "-" if v is None else f"{v:.3f}"  # noqa: E731
+    print(f"{'seed':>4}  {'held-out math before -> after (n)':<36}{'gain':>7}  {'train math 1st -> last fifth':<30}"
+          f"{'wall s':>7}{'load':>6}")
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        rows = list(pool.map(lambda seed: run_seed(seed, Path(args.out), args.extra), seeds))
+    gains = []
+    for row in rows:
+        gain = None if row["before"] is None or row["after"] is None else row["after"] - row["before"]
+        gains.append(gain)
+        held = f"{fmt(row['before'])} -> {fmt(row['after'])} (n={row['n']})"
+        curve = f"{fmt(row['first'])} -> {fmt(row['last'])}"
+        status = "" if row["rc"] == 0 else f"  exit {row['rc']}, see {args.out}/seed{row['seed']}/bench_output.txt"
+        print(f"{row['seed']:>4}  {held:<36}{'-' if gain is None else format(gain, '+.3f'):>7}  {curve:<30}"
+              f"{row['wall']:>7.0f}{row['load']:>6.1f}{status}")
+    known = [g for g in gains if g is not None]
+    if known:
+        walls = [row["wall"] for row in rows]
+        met = len(known) == len(rows) and min(known) >= TARGET_GAIN
+        print(f"held-out gain {min(known):+.3f} to {max(known):+.3f} over {len(known)} seeds (target at least "
+              f"+{TARGET_GAIN} on every seed: {'met' if met else 'NOT met'}); "
+              f"wall {min(walls):.0f} to {max(walls):.0f} s")
+
+
+if __name__ == "__main__":
+    main()
