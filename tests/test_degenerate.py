@@ -267,3 +267,16 @@ def test_generic_set_has_the_promised_kinds():
 def test_the_kit_is_light_to_import():
     code = "import sys, grpo_core.degenerate; print('hypothesis' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"
+
+
+def test_the_copied_prompt_of_a_chat_row_is_its_question_not_its_worked_example():
+    from grpo_core.checks.inputs import prompt_of
+
+    row = {"prompt": [
+        {"role": "system", "content": "Answer inside <answer></answer>."},
+        {"role": "user", "content": "What is 9 + 10?"},
+        {"role": "assistant", "content": "<answer>19</answer>"},
+        {"role": "user", "content": "What is 4 + 18?"},
+    ]}
+    assert prompt_of(row) == "What is 4 + 18?"
+    assert prompt_of({"prompt": "What is 4 + 18?"}) == "What is 4 + 18?"

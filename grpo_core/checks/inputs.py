@@ -12,9 +12,17 @@ from grpo_core.rewards import Reward
 
 
 def prompt_of(row) -> str:
+    """The question a row asks: a plain prompt, or a chat prompt's last user turn (not the worked
+    examples before it, whose answers are not the model's to copy)."""
     from grpo_core.rewards import completion_text
 
-    return completion_text(row.get("prompt")) if isinstance(row, dict) else ""
+    if not isinstance(row, dict):
+        return ""
+    prompt = row.get("prompt")
+    if isinstance(prompt, (list, tuple)):
+        asked = [m for m in prompt if isinstance(m, dict) and m.get("role") == "user"]
+        return completion_text(asked[-1]) if asked else ""
+    return completion_text(prompt)
 
 
 class Inputs:
@@ -62,9 +70,7 @@ class Inputs:
             from grpo_core.checks.texts import texts
 
             if self.rows and any("prompt" in row for row in self.rows):
-                from grpo_core.rewards import completion_text
-
-                return st.sampled_from([completion_text(row.get("prompt")) for row in self.rows])
+                return st.sampled_from([prompt_of(row) for row in self.rows])
             return texts(30)
 
         return self._cached("prompts", build)
