@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -19,19 +18,10 @@ from grpo_core.checks import DEFAULT_MAX_EXAMPLES, PropertyResult, format_report
 from grpo_core.plugins import get_registry, registered
 from grpo_core.testing import HOSTILE_TEXTS, call_reward, check_reward
 
-TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
-FAST = {"max_examples": 6, "seed": 0}
+from checks_helpers import FAST, check, checks_environment  # noqa: F401  (the fixture, used by name)
 
+pytestmark = pytest.mark.usefixtures("checks_environment")
 
-@pytest.fixture(autouse=True)
-def _environment(monkeypatch):
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    # The checks run rewards in worker processes, which import the fixtures by module name.
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [TESTS_DIR, os.environ.get("PYTHONPATH")])))
-
-
-def check(spec, **options):
-    return run_checks([Reward(spec, spec.resolve())], **{**FAST, **options})
 
 
 def failed(report, spec):

@@ -4,7 +4,6 @@ the report says in words what was not checked; row_problems become warnings; the
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -14,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from grpo_core import Reward, hookimpl
-from grpo_core.checks import format_report, preflight, preflight_summary, run_checks
+from grpo_core.checks import format_report, preflight, preflight_summary
 from grpo_core.plugins import registered
 from grpo_core.testing import (
     ZERO_WIDTH_SPACE,
@@ -27,20 +26,11 @@ from grpo_core.testing import (
     repeated,
 )
 
-TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
-FAST = {"max_examples": 6, "seed": 0}
+from checks_helpers import check, checks_environment  # noqa: F401  (the fixture, used by name)
+
+pytestmark = pytest.mark.usefixtures("checks_environment")
 SUMS = [{"prompt": f"What is {a} + {b}?", "answer": str(a + b)} for a, b in [(4, 18), (7, 8), (30, 12), (5, 9)]]
 
-
-@pytest.fixture(autouse=True)
-def _environment(monkeypatch):
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    # The checks run rewards in worker processes, which import the fixtures by module name.
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [TESTS_DIR, os.environ.get("PYTHONPATH")])))
-
-
-def check(spec, **options):
-    return run_checks([Reward(spec, spec.resolve())], **{**FAST, **options})
 
 
 # --- what fails ------------------------------------------------------------------------------
