@@ -199,6 +199,11 @@ def parse_grpo_fields(values: dict, source: str) -> dict:
     actions = grpo_actions()
     result = {}
     for key, value in values.items():
+        own = next((s for s in RUN_SETTINGS if s.name == key), None)
+        if own is not None:  # a grpo-core key given where GRPOConfig fields go (e.g. --set compare=0)
+            where = f"its flag {own.flag} or " if own.flag else ""
+            raise UsageError(f"{source}: '{key}' is a grpo-core key, not a GRPOConfig field; set it with {where}"
+                             f"a --config file")
         if key not in actions:
             raise UsageError(
                 f"{source}: '{key}' is not a GRPOConfig field{did_you_mean(key, actions)}; see the fields of "

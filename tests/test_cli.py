@@ -105,6 +105,13 @@ def test_config_file_unknown_field(data_file, tmp_path):
     assert "'learning_rat' is not a GRPOConfig field (did you mean 'learning_rate'?)" in error_line(output)
 
 
+def test_set_with_a_grpo_core_key_names_its_flag(data_file):
+    code, output = run(*train_args(data_file, "--set", "compare=0"))
+    assert code == 2
+    assert "'compare' is a grpo-core key, not a GRPOConfig field; set it with its flag --compare" in error_line(output)
+    assert "Traceback" not in output
+
+
 def test_set_with_a_value_of_the_wrong_type(data_file):
     code, output = run(*train_args(data_file, "--set", "max_steps=many"))
     assert code == 2 and "'max_steps' expects int, got 'many'" in error_line(output)
