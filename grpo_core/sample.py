@@ -61,15 +61,9 @@ def sample_and_score(model_path: str, rows, rewards, max_new_tokens: int = 64, b
             tokenizer.apply_chat_template(p, tokenize=False, add_generation_prompt=True) if not isinstance(p, str) else p
             for p in batch
         ]
-        encoded = tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=False)
+        encoded = [tokenizer(text, add_special_tokens=False)["input_ids"] for text in texts]
         with torch.inference_mode():
-            output = model.generate(
-                **encoded, max_new_tokens=max_new_tokens, do_sample=temperature > 0,
-                temperature=temperature if temperature > 0 else None, top_p=None, top_k=None,
-                pad_token_id=tokenizer.pad_token_id,
-            )
-        new_tokens = output[:, encoded["input_ids"].shape[1]:]
-        completions += tokenizer.batch_decode(new_tokens, skip_special_tokens=True)
+            completions += generate_shared_prefix(model, tokenizer, encoded, max_new_tokens, temperature)
     shaped = [[{"role": "assistant", "content": c}] if not isinstance(p, str) else c for p, c in zip(prompts, completions)]
     columns = {name: list(rows[name]) for name in rows.column_names if name != "prompt"}
     scores = {}
@@ -81,6 +75,48 @@ def sample_and_score(model_path: str, rows, rewards, max_new_tokens: int = 64, b
     return {"model": model_path, "n": len(prompts), "means": {k: v["mean"] for k, v in scores.items()},
             "samples": [{"prompt": p, "completion": c, **{k: v["values"][i] for k, v in scores.items()}}
                         for i, (p, c) in enumerate(zip(prompts, completions))]}
+
+
+def common_prefix_length(sequences: list[list[int]]) -> int:
+    """How many leading tokens every sequence shares, leaving at least one token of each to feed."""
+    shortest = min(len(ids) for ids in sequences)
+    length = 0
+    while length < shortest - 1 and all(ids[length] == sequences[0][length] for ids in sequences):
+        length += 1
+    return length
+
+
+def generate_shared_prefix(model, tokenizer, encoded: list[list[int]], max_new_tokens: int,
+                           temperature: float = 0.0) -> list[str]:
+    """Generate for token-id prompts, computing the tokens they all start with once.
+
+    Held-out prompts share a long head (system prompt, worked examples), so the shared part is run
+    once and its cache copied to every row; each row's own tail is left-padded after it. The tokens
+    fed are exactly the prompt's, so the completions are those of a plain padded ``generate``.
+    """
+    output, width = generate_ids(model, tokenizer.pad_token_id, encoded, max_new_tokens=max_new_tokens,
+                                 do_sample=temperature > 0, temperature=temperature if temperature > 0 else None)
+    return tokenizer.batch_decode(output[:, width:], skip_special_tokens=True)
+
+
+def generate_ids(model, pad: int, encoded: list[list[int]], **generate_args):
+    """``model.generate`` on the prompts with their shared head run once: (its output, the prompt width)."""
+    import torch
+    from transformers import DynamicCache
+
+    shared = common_prefix_length(encoded) if len(encoded) > 1 else 0
+    tails = [ids[shared:] for ids in encoded]
+    width = max(len(tail) for tail in tails)
+    input_ids = torch.tensor([encoded[0][:shared] + [pad] * (width - len(t)) + t for t in tails])
+    attention = torch.tensor([[1] * shared + [0] * (width - len(t)) + [1] * len(t) for t in tails])
+    if shared:
+        cache = DynamicCache(config=model.config)
+        model(input_ids=input_ids[:1, :shared], past_key_values=cache, use_cache=True)
+        cache.batch_repeat_interleave(len(encoded))
+        generate_args["past_key_values"] = cache
+    output = model.generate(input_ids=input_ids, attention_mask=attention, top_p=None, top_k=None,
+                            pad_token_id=pad, **generate_args)
+    return output, input_ids.shape[1]
 
 
 def score_models(models: list[tuple[str, str]], rows, rewards, max_new_tokens: int = 64,

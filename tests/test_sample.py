@@ -44,3 +44,40 @@ def test_comparison_of_two_models_ends_with_the_change():
                {"model": "final (after)", "means": {"math": 0.45, "xml-format": 0.9}}]
     lines = format_comparison(results).splitlines()
     assert lines[-1].split() == ["change", "+0.250", "-"]
+
+
+def test_held_out_generation_shares_the_prompts_head_and_gives_the_plain_generate_completions(cache_dir):
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from grpo_core.loading import resolve_model
+    from grpo_core.sample import common_prefix_length, generate_ids, generate_shared_prefix
+
+    path = resolve_model("tiny-random")
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    tokenizer.padding_side = "left"
+    tokenizer.pad_token = tokenizer.pad_token or tokenizer.eos_token
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
+    head = "Answer inside <answer></answer>. Example: What is 15 + 4? <answer>19</answer>. Now: "
+    texts = [head + q for q in ("What is 4 + 18?", "What is 20 - 3?", "What is 7 + 7? Think.", "Why?")]
+    encoded = [tokenizer(text, add_special_tokens=False)["input_ids"] for text in texts]
+    assert common_prefix_length(encoded) >= len(tokenizer(head, add_special_tokens=False)["input_ids"]) - 1
+    scores = {"max_new_tokens": 6, "do_sample": False, "output_logits": True, "return_dict_in_generate": True}
+    with torch.inference_mode():
+        padded = tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=False)
+        plain = model.generate(**padded, pad_token_id=tokenizer.pad_token_id, **scores)
+        shared, width = generate_ids(model, tokenizer.pad_token_id, encoded, **scores)
+        texts_plain = tokenizer.batch_decode(plain.sequences[:, padded["input_ids"].shape[1]:], skip_special_tokens=True)
+        texts_shared = generate_shared_prefix(model, tokenizer, encoded, max_new_tokens=6)
+    # every step's next-token logits, for every row: positions and padding are those of the plain call
+    for plain_step, shared_step in zip(plain.logits, shared.logits, strict=True):
+        torch.testing.assert_close(shared_step, plain_step, atol=1e-4, rtol=1e-4)
+    assert texts_shared == texts_plain
+
+
+def test_common_prefix_leaves_every_prompt_a_token_to_feed():
+    from grpo_core.sample import common_prefix_length
+
+    assert common_prefix_length([[1, 2, 3], [1, 2, 3]]) == 2
+    assert common_prefix_length([[1, 2, 3], [1, 2]]) == 1
+    assert common_prefix_length([[5, 2], [1, 2]]) == 0
