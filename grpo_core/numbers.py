@@ -184,6 +184,15 @@ def _decimal(text: str, negative: bool) -> Number | None:
     return Number(("decimal", negative, digits, exponent))
 
 
+def _integer(text: str, negative: bool) -> Number:
+    """``_decimal`` for ASCII digits only: the same canonical form, without its checks."""
+    digits = text.lstrip("0")
+    stripped = digits.rstrip("0")
+    if not stripped:
+        return Number(("decimal", False, "", 0))
+    return Number(("decimal", negative, stripped, len(digits) - len(stripped)))
+
+
 def _build(groups: dict) -> Number | None:
     if groups.get("sign1") and groups.get("sign2"):
         return None
@@ -259,8 +268,11 @@ def parse_plain_number(text: str, units: bool = True) -> Number | None:
     Public as ``grpo_core.parse_number``.
     """
     text = text.strip()
-    if text.isdigit() and text.isascii():  # the common case, without the regex
-        return _decimal(text, False)
+    if text.isascii():  # the common cases, an integer with or without a minus sign, without the regexes
+        if text.isdigit():
+            return _integer(text, False)
+        if text[:1] == "-" and text[1:].isdigit():
+            return _integer(text[1:], True)
     text = text.replace("\u2212", "-").replace("\u2009", " ").replace("\u202f", " ").replace("\u00a0", " ")
     text = _undelimited(text)
     if "\\approx" in text:  # "x = 1/3 \\approx 0.33": the exact value is the answer, else the approximation

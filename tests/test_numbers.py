@@ -223,3 +223,10 @@ def test_hostile_text_is_read_in_bounded_time(name):
         parse_plain_number(make(n))
     # Linear reading takes milliseconds; the cubic reading of 2,000 characters took minutes.
     assert time.perf_counter() - start < 5.0, name
+
+
+@pytest.mark.parametrize("text", ["0", "-0", "007", "-007", "1200", "-1200", "12345678901234567890", "-5"])
+def test_integers_read_alike_with_and_without_the_fast_path(text):
+    from grpo_core.numbers import _PLAIN, _build
+
+    assert parse_plain_number(text) == _build(_PLAIN.fullmatch(text).groupdict())
