@@ -18,8 +18,9 @@ the total have checkers that run in worker processes under the per-item time lim
 chunk of items: letter_jumble (a cheap checker: the cost of the round trips shows) and
 polynomial_multiplication (sympy: the checker's own cost dominates).
 
-Measured on the 2-core development machine while other work ran (``--items 32``, groups of 8,
-batches of 64), before: the per-item reward, adapter one worker round trip per item:
+Measured on the 2-core development machine while other work ran, ``nice -n 19`` and ``--items 32``.
+Before, with the earlier version of this benchmark (groups of 8 whose wrong answers were all the gold
+with a "1" added, the reward called per item, through the adapter one worker round trip per item):
 
     task             checker us  function us  ratio  adapter us   ratio
     chain_sum               0.5          6.8  12.78        49.3    93.1
@@ -30,7 +31,8 @@ batches of 64), before: the per-item reward, adapter one worker round trip per i
     number_sorting         21.9         17.4   0.80        81.7     3.7
     all                                        1.53                11.8
 
-After (the batch reward: numbers and linear checkers in-process, other checkers in chunks), same command:
+After (the batch reward: numbers and linear checkers in-process, other checkers in chunks; groups of
+8, batches of 64):
 
     task                       checker us  function us  ratio  adapter us  ratio
     -- judged in the training process
