@@ -50,11 +50,12 @@ _UNSIGNED = (
 
 # A whole answer span that is a plain number: sign, currency, digits, optional /denominator,
 # percent, and trailing unit words (after a space, or two or more letters, or a currency sign).
+# Each run of spaces before the number can be matched one way only, so a failing match stays linear.
 _PLAIN = re.compile(
     rf"""
     (?P<sign1>[-+])?\s*
-    (?P<currency>[{CURRENCY}])?\s*
-    (?P<sign2>[-+])?\s*
+    (?:(?P<currency>[{CURRENCY}])\s*)?
+    (?:(?P<sign2>[-+])\s*)?
     (?P<number>{_UNSIGNED})
     (?:\s*/\s*(?P<den_sign>[-+])?(?P<denominator>\d+))?
     (?P<percent>\s*(?:%|percent\b|per\ cent\b|pct\b))?
@@ -84,8 +85,9 @@ _LATEX_FRACTION = re.compile(
 _LATEX_TEXT = re.compile(r"\\(?:text|textbf|textrm|textit|textnormal|mathrm|mathbf|mbox|operatorname)\s*\{([^{}\\]*)\}")
 _LATEX_SPACES = re.compile(r"\\[,;: ]|\\q?quad\b|~")
 _DEGREES = re.compile(r"\^\s*\{?\s*\\circ\s*\}?|\\degree\b")
+# Starts only where a run of digits and dots starts (every later start would end alike), so it stays linear.
 _SCIENTIFIC = re.compile(
-    r"(\d(?:[\d.]*\d)?)\s*(?:\\times|\\cdot|[×·*xX])\s*10\s*\^\s*(?:\{\s*([-+−]?\s*\d+)\s*\}|([-+−]?\d+))"
+    r"(?<![\d.])(\d(?:[\d.]*\d)?)\s*(?:\\times|\\cdot|[×·*xX])\s*10\s*\^\s*(?:\{\s*([-+−]?\s*\d+)\s*\}|([-+−]?\d+))"
 )
 _RELATIONS = re.compile(r"[<>≤≥≠]|\\[lg]eq?\b|\\neq?\b|!=")
 _ARITHMETIC = re.compile(r"[\d\s.+\-*/()×÷]+|\s*\\[dt]?frac\{\d+\}\{\d+\}\s*")
@@ -182,6 +184,15 @@ def _decimal(text: str, negative: bool) -> Number | None:
     return Number(("decimal", negative, digits, exponent))
 
 
+def _integer(text: str, negative: bool) -> Number:
+    """``_decimal`` for ASCII digits only: the same canonical form, without its checks."""
+    digits = text.lstrip("0")
+    stripped = digits.rstrip("0")
+    if not stripped:
+        return Number(("decimal", False, "", 0))
+    return Number(("decimal", negative, stripped, len(digits) - len(stripped)))
+
+
 def _build(groups: dict) -> Number | None:
     if groups.get("sign1") and groups.get("sign2"):
         return None
@@ -215,7 +226,7 @@ def normalize_latex_number(text: str) -> str | None:
         return text
     text = text.replace("\\$", "$").replace("\\%", "%")
     text = text.replace("\\left", "").replace("\\right", "").replace("\\displaystyle", "")
-    text = re.sub(r"\s*\{\s*,\s*\}\s*", ",", text)  # 14{,}916 and 14 {, }916
+    text = re.sub(r"(?<!\s)\s*\{\s*,\s*\}\s*", ",", text)  # 14{,}916 and 14 {, }916 (from a run's start: linear)
     text = re.sub(r"\\!\s*", "", text)  # 32,\! 349: a negative space inside a grouped number
     text = _DEGREES.sub("°", text)
     text = _LATEX_SPACES.sub(" ", text)
@@ -257,13 +268,19 @@ def parse_plain_number(text: str, units: bool = True) -> Number | None:
     Public as ``grpo_core.parse_number``.
     """
     text = text.strip()
-    if text.isdigit() and text.isascii():  # the common case, without the regex
-        return _decimal(text, False)
+    if text.isascii():  # the common cases, an integer with or without a minus sign, without the regexes
+        if text.isdigit():
+            return _integer(text, False)
+        if text[:1] == "-" and text[1:].isdigit():
+            return _integer(text[1:], True)
     text = text.replace("\u2212", "-").replace("\u2009", " ").replace("\u202f", " ").replace("\u00a0", " ")
     text = _undelimited(text)
     if "\\approx" in text:  # "x = 1/3 \\approx 0.33": the exact value is the answer, else the approximation
-        exact, _, approximate = text.partition("\\approx")
-        return parse_plain_number(exact, units) or parse_plain_number(approximate, units)
+        for part in text.split("\\approx"):  # the first value that reads, without recursing once per \approx
+            number = parse_plain_number(part, units)
+            if number is not None:
+                return number
+        return None
     if "=" in text:  # "x = 5": the value after the last "=" is the answer
         parts = text.split("=")
         if _RELATIONS.search(text) or not _NAME.fullmatch(parts[0]):

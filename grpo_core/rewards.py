@@ -254,6 +254,8 @@ class Reward:
         args, kwargs = call_arguments(self.spec, self.params, *call)
         try:
             values = list(self.spec.func(*args, **kwargs))
+            if len(values) == n and all(type(v) is float for v in values) and math.isfinite(sum(values)):
+                return values, [None] * n  # plain finite floats (a finite sum means no nan or inf): nothing to convert
             reasons = [v.reason if isinstance(v, Unscored) else None for v in values]
             scores = [_as_score(v.score if isinstance(v, Unscored) else v) for v in values]
         except Exception as error:

@@ -199,3 +199,34 @@ def test_near_misses_never_match_exactly(drawn, data):
         for notation in _notations(wrong)[:3]:
             number = parse_plain_number(notation)
             assert number is not None and not same_number(gold, number), (value, notation)
+
+
+# Texts that made the reader backtrack cubically or quadratically, or recurse once per \approx.
+_HOSTILE = {
+    "spaces after a sign": lambda n: "-" + " " * n + "x",
+    "spaces after a currency sign": lambda n: "-$" + " " * n + "x",
+    "digits before an x": lambda n: "1" * n + "x",
+    "an unclosed fraction": lambda n: "\\frac{" + "1" * n + "}{",
+    "dotted digits before a times": lambda n: "1" + ".1" * (n // 2) + "x 10^",
+    "spaces inside a degree sign": lambda n: "5^{" + " " * n + "\\circ",
+    "repeated approx": lambda n: "\\approx" * (n // 7) + "x",
+}
+
+
+@pytest.mark.parametrize("name", sorted(_HOSTILE))
+def test_hostile_text_is_read_in_bounded_time(name):
+    import time
+
+    make = _HOSTILE[name]
+    start = time.perf_counter()
+    for n in (2_000, 20_000):
+        parse_plain_number(make(n))
+    # Linear reading takes milliseconds; the cubic reading of 2,000 characters took minutes.
+    assert time.perf_counter() - start < 5.0, name
+
+
+@pytest.mark.parametrize("text", ["0", "-0", "007", "-007", "1200", "-1200", "12345678901234567890", "-5"])
+def test_integers_read_alike_with_and_without_the_fast_path(text):
+    from grpo_core.numbers import _PLAIN, _build
+
+    assert parse_plain_number(text) == _build(_PLAIN.fullmatch(text).groupdict())

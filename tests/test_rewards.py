@@ -129,6 +129,15 @@ def test_wrong_count_from_a_batched_reward_stops_the_run():
         Reward(spec, {})(prompts=["p"] * 3, completions=["a", "b", "c"])
 
 
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf")])
+def test_a_batched_reward_s_plain_floats_pass_through_and_a_non_finite_one_stops_the_run(bad):
+    spec = RewardSpec("floats", "Plain floats", lambda completions: [float(len(c)) for c in completions], batched=True)
+    assert Reward(spec, {})(prompts=["p"] * 3, completions=["a", "bb", ""]) == [1.0, 2.0, 0.0]
+    spec = RewardSpec("bad", "One non-finite", lambda completions: [0.5, bad, 0.5], batched=True)
+    with pytest.raises(RewardError, match="non-finite"):
+        Reward(spec, {})(prompts=["p"] * 3, completions=["a", "b", "c"])
+
+
 def test_non_numbers_and_nan_count_as_errors():
     spec = RewardSpec("odd", "Returns odd things", lambda c: {"nan": float("nan"), "s": "1"}.get(c, 0.5))
     logged = {}

@@ -12,12 +12,10 @@ from grpo_core import DatasetSpec, Direction, Param, RewardChecks, RewardSpec, h
 
 from grpo_reasoning_gym import checks
 from grpo_reasoning_gym.dataset import SYSTEM_PROMPT
-from grpo_reasoning_gym.reward import EXTRACT_MODES, NUMBER_TASKS, reasoning_gym_reward
+from grpo_reasoning_gym.reward import EXTRACT_MODES, NUMBER_TASKS, TIMEOUT_S, reasoning_gym_reward, reasoning_gym_rewards
 
-__all__ = ["DATASET", "NUMBER_TASKS", "SPEC", "reasoning_gym_reward", "register_commands", "register_datasets",
-           "register_rewards"]
-
-TIMEOUT_S = 10.0  # per item: some checkers are slow on hostile text
+__all__ = ["DATASET", "NUMBER_TASKS", "SPEC", "reasoning_gym_reward", "reasoning_gym_rewards", "register_commands",
+           "register_datasets", "register_rewards"]
 
 
 def _validate(params: dict) -> None:
@@ -48,16 +46,19 @@ SPEC = RewardSpec(
     name="reasoning-gym",
     description="1 if the answer is right for the row's reasoning-gym task (exact numbers, else the task's checker), "
                 "else 0; strict=false passes the checker's partial credit through",
-    func=reasoning_gym_reward,
+    func=reasoning_gym_rewards,
     bounds=(0.0, 1.0),
     columns=("answer", "task", "entry"),
-    timeout=TIMEOUT_S,
+    batched=True,
+    timeout=TIMEOUT_S,  # the default per-item limit, so the checks allow for it; the `timeout` parameter sets it
     params=(
         Param("strict", True, bool, "true: 1.0 only for a right answer, else 0.0; false: the task checker's graded "
                                     "score (which pays some wrong answers)"),
         Param("tag", "answer", str, "the tag holding the answer, as in <answer>42</answer>"),
         Param("extract", "answer-tag", str, "answer-tag: the last <tag> pair (none: 0.0); whole: the whole completion",
               EXTRACT_MODES),
+        Param("timeout", TIMEOUT_S, float, "hard limit in seconds for one answer's task checker, where the checker "
+                                           "runs in a worker process (past it: 0.0, counted as a timeout)"),
     ),
     checks=RewardChecks(
         directions=(

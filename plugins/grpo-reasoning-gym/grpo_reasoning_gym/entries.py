@@ -25,16 +25,17 @@ def _tagged(value):
     return value
 
 
-def _untagged(value):
-    if isinstance(value, list):
-        return [_untagged(v) for v in value]
-    if isinstance(value, dict):
-        if len(value) == 1 and _TUPLE in value:
-            return tuple(_untagged(v) for v in value[_TUPLE])
-        if len(value) == 1 and _ITEMS in value:
-            return {_hashable(_untagged(k)): _untagged(v) for k, v in value[_ITEMS]}
-        return {k: _untagged(v) for k, v in value.items()}
+def _untag(value: dict):
+    """One decoded JSON object back to what it stood for (json calls this innermost first, in C)."""
+    if len(value) == 1:
+        if _TUPLE in value:
+            return tuple(value[_TUPLE])
+        if _ITEMS in value:
+            return {_hashable(k): v for k, v in value[_ITEMS]}
     return value
+
+
+_DECODER = json.JSONDecoder(object_hook=_untag)  # built once: json.loads(..., object_hook=) builds one per call
 
 
 def _hashable(key):
@@ -49,4 +50,4 @@ def dump_entry(entry: dict) -> str:
 @lru_cache(maxsize=256)
 def load_entry(text: str) -> dict:
     """The entry :func:`dump_entry` wrote (cached: a GRPO group scores one entry many times; do not mutate)."""
-    return _untagged(json.loads(text))
+    return _DECODER.decode(text)

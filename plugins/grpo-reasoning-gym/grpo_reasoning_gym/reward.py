@@ -5,15 +5,23 @@ exact number comparison (``grpo_core.parse_number`` and ``same_number``): ``2,74
 ``2744`` and ``-70`` does not equal ``70``, which several task checkers get wrong. Every other
 task is judged by its own checker (``score_answer``). Strict scoring (the default) gives 1.0 only
 to a right answer and 0.0 otherwise; graded scoring passes the checker's partial credit through.
+
+A batch is scored in the training process where that is safe: number comparisons (grpo-core's
+reader is linear in the text, and only answers of up to ``MAX_NUMBER_CHARS`` characters are read)
+and checkers reviewed to be linear in the answer (``IN_PROCESS_CHECKERS``, and every task that keeps
+reasoning-gym's default exact-match checker). Every other checker runs in worker processes under the
+per-item ``timeout`` (see ``judging``), since some of them hang on hostile text (sympy reads
+``9**9**9**9`` by computing it). Decoded entries, gold numbers and verdicts are shared within a batch,
+where a GRPO group repeats one entry and often one answer.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
 
-from grpo_core import answer_tag, completion_text, parse_number, same_number
+from grpo_core import Unscored, answer_tag, completion_text, parse_number, same_number
 
-from grpo_reasoning_gym.entries import load_entry
+from grpo_reasoning_gym.entries import dump_entry, load_entry
 
 # Tasks whose gold answer is one exact number, where any equal number is right. Left out on purpose:
 # power_function and decimal_arithmetic (rounded answers; their checkers compare at the asked precision),
@@ -28,12 +36,35 @@ NUMBER_TASKS = frozenset({
 
 EXTRACT_MODES = ("answer-tag", "whole")
 MAX_ANSWER = 100_000  # characters; a longer answer is not an answer, and some checkers are slow on it
+MAX_NUMBER_CHARS = 100  # characters; a longer answer to a number task is not read as a number
+TIMEOUT_S = 10.0  # per item, for checkers run in worker processes
+
+# Custom checkers read to be linear (or n log n) in the answer's length, with no eval, sympy or nested regex.
+IN_PROCESS_CHECKERS = frozenset({"number_sorting", "spell_backward", "word_sorting"})
+
+
+@lru_cache(maxsize=32)
+def _tags(tag: str) -> tuple[str, str]:
+    return f"<{tag}>", f"</{tag}>"
+
+
+def _tag_span(text: str, tag: str) -> str | None:
+    """``answer_tag(text, tag)``, with a fast path for the common ``<tag>...</tag>`` ending the text."""
+    opening, closing = _tags(tag)
+    close = text.rfind(closing)
+    # Every other spelling of a tag starts with "<": with none after this closing tag, and none between it
+    # and the last plain opening tag before it, these two are the pair answer_tag would find.
+    if close != -1 and text.find("</", close + len(closing)) == -1:
+        start = text.rfind(opening, 0, close)
+        if start != -1 and text.find("<", start + len(opening), close) == -1:
+            return text[start + len(opening) : close]
+    return answer_tag(text, tag)
 
 
 def extract_answer(completion, tag: str = "answer", extract: str = "answer-tag") -> str | None:
     """The answer a completion gives: inside the last ``<tag>`` pair, or the whole text with ``extract=whole``."""
-    text = completion_text(completion)
-    span = answer_tag(text, tag) if extract == "answer-tag" else text
+    text = completion if isinstance(completion, str) else completion_text(completion)
+    span = _tag_span(text, tag) if extract == "answer-tag" else text
     if span is None:
         return None
     span = span.strip()
@@ -48,41 +79,170 @@ def checker(task: str):
     return get_score_answer_fn(task)
 
 
+@lru_cache(maxsize=None)
+def judged_in_process(task: str) -> bool | None:
+    """Whether the task's checker runs in the training process (None: reasoning-gym has no such task)."""
+    from reasoning_gym.dataset import ProceduralDataset
+    from reasoning_gym.factory import DATASETS
+
+    from grpo_reasoning_gym.tasks import NOT_TASKS
+
+    if task not in DATASETS or task in NOT_TASKS:
+        return None
+    return task in IN_PROCESS_CHECKERS or DATASETS[task][0].score_answer is ProceduralDataset.score_answer
+
+
+def checker_score(task: str, record: dict, prediction: str) -> float:
+    """The task checker's score for an answer, in [0, 1]; an answer it cannot read (it raises) scores 0.0."""
+    score_answer = checker(task)  # a checker that cannot be built is an error, not a wrong answer
+    try:
+        score = float(score_answer(prediction, record))
+    except Exception:  # checkers raise on answers they cannot read: such an answer is wrong
+        return 0.0
+    return 0.0 if score != score else min(1.0, max(0.0, score))
+
+
 def uses_numbers(task: str, answer) -> bool:
     """Whether this row is judged by exact number comparison (a number task whose gold answer is a number)."""
     return task in NUMBER_TASKS and parse_number(str(answer)) is not None
 
 
-def reasoning_gym_reward(completion, answer, task, entry, *, strict=True, tag="answer", extract="answer-tag"):
-    """1.0 for a right answer, else 0.0 (``strict``); with ``strict=False`` the task checker's score in [0, 1].
+class _Row:
+    """What a batch needs to know once per row: its gold number, where its checker runs, its decoded entry.
 
-    Returns None when the row cannot be judged (an unknown task or an unreadable entry).
+    A row judged by its gold number needs its entry only where graded scoring asks the checker.
     """
-    try:
-        record = load_entry(entry) if isinstance(entry, str) else entry
-    except ValueError:
-        return None
-    if not isinstance(record, dict) or not isinstance(task, str):
-        return None
-    prediction = extract_answer(completion, tag, extract)
-    if prediction is None:
-        return 0.0
-    if uses_numbers(task, answer):
-        value = parse_number(prediction)
-        if value is not None and same_number(parse_number(str(answer)), value):
-            return 1.0
-        if strict:
-            return 0.0
-    try:
-        score_answer = checker(task)
-    except ValueError:  # a task this reasoning-gym version does not have
-        return None
-    try:
-        score = float(score_answer(prediction, record))
-    except Exception:  # checkers raise on answers they cannot read: such an answer is wrong
-        return 0.0
-    if score != score:
-        return 0.0
-    if strict:
-        return 1.0 if score >= 1.0 else 0.0
-    return min(1.0, max(0.0, score))
+
+    __slots__ = ("task", "entry", "_record", "gold_text", "gold_number", "in_process", "verdicts")
+
+    def __init__(self, task, entry, answer):
+        if not isinstance(task, str) or not isinstance(entry, (str, dict)):
+            raise ValueError("not a reasoning-gym row")
+        self.in_process = judged_in_process(task)
+        if self.in_process is None:
+            raise ValueError(f"reasoning-gym has no task {task!r}")
+        self.task = task
+        self.entry = entry
+        self._record = None
+        self.gold_text = str(answer).strip()
+        number = parse_number(self.gold_text) if task in NUMBER_TASKS else None
+        self.gold_number = number if number is not None and number.key[0] != "unreadable" else None
+        if self.gold_number is None:
+            self.record()  # the checker needs the entry: an unreadable one makes the row unscorable
+        self.verdicts: dict[str, float] = {}  # prediction -> score, as a GRPO group repeats answers
+
+    def record(self) -> dict:
+        """The decoded entry (decoded once, and only when a checker needs it)."""
+        if self._record is None:
+            record = load_entry(self.entry) if isinstance(self.entry, str) else self.entry
+            if not isinstance(record, dict):
+                raise ValueError("the entry is not a reasoning-gym entry")
+            self._record = record
+        return self._record
+
+    def entry_text(self) -> str:
+        return self.entry if isinstance(self.entry, str) else dump_entry(self.entry)
+
+
+def _number_verdict(row: _Row, prediction: str) -> bool:
+    if prediction == row.gold_text:
+        return True
+    if len(prediction) > MAX_NUMBER_CHARS:
+        return False
+    value = parse_number(prediction)
+    return value is not None and same_number(row.gold_number, value)
+
+
+def reasoning_gym_rewards(completions, answer, task, entry, *, strict=True, tag="answer", extract="answer-tag",
+                          timeout=TIMEOUT_S) -> list:
+    """Score a batch: per completion 1.0 for a right answer, else 0.0 (``strict``); graded: the checker's score.
+
+    ``answer``, ``task`` and ``entry`` hold one value per completion. A row that cannot be judged (an
+    unknown task, an unreadable entry) is ``Unscored("unscorable")``; an answer whose checker does not
+    finish within ``timeout`` seconds scores 0.0 as ``Unscored("timeout", score=0.0)``. Never raises.
+    """
+    completions = list(completions)
+    scores: list = [0.0] * len(completions)
+    tagged = extract == "answer-tag"
+    opening, closing = _tags(tag)
+    len_opening, len_closing = len(opening), len(closing)
+    rows: dict = {}
+    waiting: dict[tuple, list[int]] = {}  # (row key, prediction) -> indices, for the worker processes
+    last: tuple = (None, None, None, None, None)  # the previous item's task, entry, answer, row key and row
+    for index, (completion, gold, name, text) in enumerate(zip(completions, answer, task, entry)):
+        try:
+            if text == last[1] and name == last[0] and gold == last[2]:  # a GRPO group's rows come one after another
+                key, row = last[3], last[4]
+            else:
+                key = (name, text if isinstance(text, str) else id(text), gold)
+                row = rows.get(key)
+                if row is None:
+                    try:
+                        row = rows[key] = _Row(name, text, gold)
+                    except ValueError as error:
+                        row = rows[key] = Unscored("unscorable", str(error)[:200])
+                last = (name, text, gold, key, row)
+            if isinstance(row, Unscored):
+                scores[index] = row
+                continue
+            if tagged and type(completion) is str:  # extract_answer's fast path, inline: it runs for every item
+                close = completion.rfind(closing)
+                if close != -1 and completion.find("</", close + len_closing) == -1:
+                    start = completion.rfind(opening, 0, close) + len_opening
+                    if start >= len_opening and completion.find("<", start, close) == -1:
+                        prediction = completion[start:close].strip()
+                        if not prediction or len(prediction) > MAX_ANSWER:
+                            continue
+                    else:
+                        prediction = extract_answer(completion, tag, extract)
+                else:
+                    prediction = extract_answer(completion, tag, extract)
+            else:
+                prediction = extract_answer(completion, tag, extract)
+            if prediction is None:
+                continue
+            verdict = row.verdicts.get(prediction)
+            if verdict is not None:
+                scores[index] = verdict
+                continue
+            if row.gold_number is not None:
+                if _number_verdict(row, prediction):
+                    scores[index] = row.verdicts[prediction] = 1.0
+                    continue
+                if strict:
+                    row.verdicts[prediction] = 0.0
+                    continue
+            try:
+                record = row.record()
+            except ValueError as error:
+                scores[index] = Unscored("unscorable", str(error)[:200])
+                continue
+            if row.in_process:
+                score = checker_score(row.task, record, prediction)
+                scores[index] = row.verdicts[prediction] = (1.0 if score >= 1.0 else 0.0) if strict else score
+            else:
+                waiting.setdefault((key, prediction), []).append(index)
+        except Exception as error:  # one bad item must not cost the batch
+            scores[index] = Unscored("error", f"{type(error).__name__}: {error}")
+    if waiting:
+        from grpo_reasoning_gym.judging import judge_in_workers
+
+        items = [(rows[key].task, rows[key].entry_text(), prediction) for key, prediction in waiting]
+        for indices, result in zip(waiting.values(), judge_in_workers(items, timeout)):
+            if not isinstance(result, Unscored):
+                result = (1.0 if result >= 1.0 else 0.0) if strict else result
+            for index in indices:
+                scores[index] = result
+    return scores
+
+
+def reasoning_gym_reward(completion, answer, task, entry, *, strict=True, tag="answer", extract="answer-tag",
+                         timeout=TIMEOUT_S):
+    """One completion's score: 1.0 for a right answer, else 0.0 (``strict``); graded: the checker's score in [0, 1].
+
+    Returns None when the row cannot be judged (an unknown task or an unreadable entry); an answer
+    whose checker does not finish within ``timeout`` seconds scores 0.0.
+    """
+    (score,) = reasoning_gym_rewards([completion], [answer], [task], [entry], strict=strict, tag=tag,
+                                     extract=extract, timeout=timeout)
+    return score.score if isinstance(score, Unscored) else score

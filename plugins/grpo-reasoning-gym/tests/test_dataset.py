@@ -89,3 +89,5 @@ def test_listing_every_task(tmp_path):
     assert {"chain_sum", "leg_counting", "gsm_symbolic"} <= names and len(names) > 100
     assert all(row["description"] for row in rows)
     assert next(r for r in rows if r["task"] == "gsm_symbolic")["judged by"] == "number"
+    assert next(r for r in rows if r["task"] == "word_sorting")["checker runs in"] == "process"
+    assert next(r for r in rows if r["task"] == "polynomial_multiplication")["checker runs in"] == "worker"

@@ -1,6 +1,8 @@
 """The reasoning-gym reward: strict and graded scores, exact numbers, answer extraction, property checks."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from grpo_core import load_rewards
 from grpo_core.testing import check_reward
@@ -71,9 +73,80 @@ def test_extraction_tag_chat_and_whole():
 
 
 def test_unjudgeable_rows_give_none():
-    columns = row("chain_sum")
+    columns = row("spell_backward")
     assert score("<answer>1</answer>", {**columns, "entry": "not json"}) is None
     assert score("<answer>1</answer>", {**columns, "task": "no_such_task"}) is None
+    assert score("<answer>1</answer>", {**row("chain_sum"), "task": "no_such_task"}) is None
+
+
+def test_a_number_row_is_judged_from_its_answer_without_its_entry():
+    columns = {**row("chain_sum"), "entry": "not json"}
+    assert score(f"<answer>{columns['answer']}</answer>", columns) == 1.0
+    assert score("<answer>nope</answer>", columns) == 0.0
+    assert score("<answer>nope</answer>", columns, strict=False) is None  # graded asks the checker, which needs it
+
+
+def test_where_each_task_s_checker_runs():
+    from grpo_reasoning_gym.reward import judged_in_process
+
+    assert judged_in_process("spell_backward") is True  # reviewed: linear in the answer
+    assert judged_in_process("caesar_cipher") is True  # reasoning-gym's default exact match
+    assert judged_in_process("polynomial_multiplication") is False  # sympy: in a worker, under the time limit
+    assert judged_in_process("no_such_task") is None
+
+
+def test_a_hanging_checker_is_cut_off_and_the_rest_of_the_batch_is_scored():
+    import time
+
+    timeout = 2.0
+    (reward,) = load_rewards(["reasoning-gym"], {"reasoning-gym": {"timeout": timeout}})
+    poly, chain = row("polynomial_multiplication"), row("chain_sum")
+    # sympy evaluates 9**9**9**9 while reading it, which never ends.
+    completions = [f"<answer>{poly['answer']}</answer>", "<answer>9**9**9**9</answer>", "<answer>y**2</answer>",
+                   f"<answer>{chain['answer']}</answer>", "<answer>nope</answer>"]
+    rows = [poly, poly, poly, chain, chain]
+    metrics = {}
+    start = time.monotonic()
+    scores = reward(prompts=[""] * 5, completions=completions, log_metric=metrics.__setitem__,
+                    **{k: [r[k] for r in rows] for k in ("answer", "task", "entry")})
+    elapsed = time.monotonic() - start
+    assert scores == [1.0, 0.0, 0.0, 1.0, 0.0]
+    assert metrics["rewards/reasoning-gym/timeouts"] == 1.0
+    # The cut-off chunk (timeout) and the hanging item alone (timeout), plus starting workers that import sympy.
+    assert elapsed < 2 * timeout + 60, elapsed
+    again = reward(prompts=[""] * 2, completions=completions[:1] + completions[2:3],
+                   **{k: [r[k] for r in rows[:2]] for k in ("answer", "task", "entry")})
+    assert again == [1.0, 0.0]  # the replaced workers score the next batch
+
+
+def test_a_group_shares_its_verdicts_and_unscorable_rows_are_counted():
+    from grpo_core import Unscored
+
+    from grpo_reasoning_gym import reasoning_gym_rewards
+
+    columns = row("word_sorting")
+    right, wrong = f"<answer>{columns['answer']}</answer>", "<answer>zebra, apple</answer>"
+    n = 6
+    scores = reasoning_gym_rewards([right, wrong, right, wrong, right, "no tag"], [columns["answer"]] * n,
+                                   [columns["task"]] * n, [columns["entry"]] * n)
+    assert scores == [1.0, 0.0, 1.0, 0.0, 1.0, 0.0]
+    (unknown,) = reasoning_gym_rewards([right], [columns["answer"]], ["no_such_task"], [columns["entry"]])
+    assert isinstance(unknown, Unscored) and unknown.reason == "unscorable"
+
+
+ALPHABET = ["<answer>", "</answer>", "<ANSWER >", "</Answer\n>", "<answer", "</", "<", ">", "5", " ", "x"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(ALPHABET), max_size=8))
+def test_the_fast_extraction_reads_what_answer_tag_reads(parts):
+    from grpo_core import answer_tag
+
+    text = "".join(parts)
+    span = answer_tag(text)
+    expected = 1.0 if span is not None and span.strip() == "5" else 0.0
+    columns = {**row("chain_sum"), "answer": "5"}
+    assert score(text, columns) == expected, text
 
 
 def test_through_the_adapter_in_worker_processes():
