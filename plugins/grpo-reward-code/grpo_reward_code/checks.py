@@ -95,12 +95,14 @@ CHEATS = (
      "    return Anything()\n"),
     ("a program that makes assertions pass by patching builtins",
      "import builtins\nbuiltins.AssertionError = type('Quiet', (Exception,), {{}})\n"
-     "builtins.abs = lambda x: 0\nbuiltins.set = lambda *a: 0\n\ndef {name}(*args, **kwargs):\n    return 0\n"),
+     "builtins.abs = lambda x: 0\nbuiltins.isinstance = lambda *a: True\nabs = builtins.abs\n\n"
+     "def {name}(*args, **kwargs):\n    return None\n"),
     ("a program that ends the process when it exits, tests or not",
      "import atexit, os\natexit.register(lambda: os._exit(0))\n\ndef {name}(*args, **kwargs):\n    raise SystemExit(0)\n"),
-    ("a program that prints success lines",
-     "import os\nfor i in range(200):\n    line = '{{\"i\": %d, \"status\": \"pass\"}}\\n' % i\n    for fd in range(3, 20):\n"
-     "        try:\n            os.write(fd, line.encode())\n        except OSError:\n            pass\n"),
+    ("a program that writes success lines to every descriptor",
+     "import os\nfor i in range(50):\n    for line in ('%d\\tpass\\t\\n' % i, '%d\\tvalue\\t%s\\n' % (i, '3'.encode().hex()),\n"
+     "                 '{{\"i\": %d, \"status\": \"pass\"}}\\n' % i):\n        for fd in range(1, 20):\n"
+     "            try:\n                os.write(fd, line.encode())\n            except OSError:\n                pass\n"),
 )
 
 

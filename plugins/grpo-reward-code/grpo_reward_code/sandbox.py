@@ -13,7 +13,7 @@ program to the caller's own uid with no capability in the parent namespace.
 from __future__ import annotations
 
 import functools
-import json
+import marshal
 import os
 import shutil
 import signal
@@ -149,12 +149,14 @@ def probe(sandbox: str) -> str | None:
 def run_job(job: dict, limits: Limits, sandbox: str = "bubblewrap") -> Outcome:
     """Run one job (``program``, ``mode``, ``tests``) in a fresh sandbox; never raises for the program's doing."""
     start = time.monotonic()
-    uid = _private_uid() if sandbox != "none" else None
-    payload = json.dumps({**job, "deadline": limits.timeout, "limits": limits.for_worker(), "uid": uid,
-                          "pid_namespace": sandbox != "none"}).encode()
+    uid = _private_uid()
+    payload = marshal.dumps({**job, "deadline": limits.timeout, "limits": limits.for_worker(), "uid": uid,
+                             "pid_namespace": sandbox != "none"})
     folder = None
     if sandbox == "none":
         folder = tempfile.mkdtemp(prefix="grpo-code-")
+        if uid is not None:
+            os.chown(folder, uid, uid)
         command, cwd = [_interpreter(), "-I", "-S", "-c", _worker_source()], folder
     else:
         binary = bwrap_path()
@@ -178,13 +180,7 @@ def run_job(job: dict, limits: Limits, sandbox: str = "bubblewrap") -> Outcome:
     finally:
         _kill(process)
         _remove(folder)
-    records = {}
-    for line in stdout.splitlines()[:10_000]:
-        try:
-            record = json.loads(line)
-            records[record["i"]] = record
-        except (ValueError, KeyError, TypeError):
-            continue
+    records = _records(stdout, job["mode"])
     detail = ""
     message = stderr.decode("utf-8", "replace").strip().splitlines()
     if process.returncode not in (0, None) and not records and message and status == "ok":
@@ -194,6 +190,20 @@ def run_job(job: dict, limits: Limits, sandbox: str = "bubblewrap") -> Outcome:
     if any(r.get("status") == "timeout" for r in records.values()):
         status = "timeout"
     return Outcome(records, status, time.monotonic() - start, detail)
+
+
+def _records(stdout: bytes, mode: str) -> dict:
+    """The worker's lines ``INDEX<tab>STATUS<tab>HEX`` by index, the data decoded as text."""
+    key = "out" if mode == "io" else "value"
+    records = {}
+    for line in stdout.splitlines()[:10_000]:
+        parts = line.split(b"\t")
+        try:
+            index, status, data = int(parts[0]), parts[1].decode(), bytes.fromhex(parts[2].decode())
+        except (ValueError, IndexError, UnicodeDecodeError):
+            continue
+        records[index] = {"i": index, "status": status, key: data.decode("utf-8", "replace") if data else None}
+    return records
 
 
 def _kill(process: subprocess.Popen) -> None:
