@@ -40,7 +40,7 @@ def _validate(params: dict) -> None:
 
 SPEC = RewardSpec(
     name="code",
-    description="the share of the row's tests the completion's Python program passes, run in a sandbox "
+    description="The share of the row's tests the completion's Python program passes, run in a sandbox "
     "(1 or 0 with strict); 0 without a program; None for a row without tests",
     func=code_reward,
     bounds=(0.0, 1.0),
