@@ -129,16 +129,31 @@ def test_sandbox_none_warns(capsys):
     assert "sandbox=none" in capsys.readouterr().err
 
 
-def test_programs_of_a_batch_run_at_the_same_time():
-    # Each program prints when it started and ended; with two workers the two runs overlap.
+def test_programs_of_a_batch_run_at_the_same_time(monkeypatch):
+    # Each program prints when it started and ended; with two workers the reward's two runs overlap.
+    from grpo_reward_code import reward
+
+    outcomes = []
+    monkeypatch.setattr(reward, "run_job", lambda *args: outcomes.append(run_job(*args)) or outcomes[-1])
     program = block("import time\nstart = time.monotonic()\ntime.sleep(0.5)\nprint(start, time.monotonic())")
     io = [{"input": "", "output": "?"}]
-    outcomes = []
-    from concurrent.futures import ThreadPoolExecutor
-
-    job = {"program": program.split("```python\n")[1].split("```")[0], "mode": "io", "tests": [""]}
-    with ThreadPoolExecutor(2) as pool:
-        outcomes = list(pool.map(lambda _: run_job(job, Limits(timeout=5)), range(2)))
+    assert code_reward([program] * 2, [io] * 2, workers=2) == [0.0, 0.0]
     (a0, a1), (b0, b1) = (map(float, o.records[0]["out"].split()) for o in outcomes)
     assert a0 < b1 and b0 < a1  # the intervals overlap
-    assert code_reward([program] * 2, [io] * 2, workers=2) == [0.0, 0.0]
+
+
+def test_the_command_line_refuses_with_one_sentence_where_nothing_isolates(monkeypatch):
+    from click.testing import CliRunner
+    from grpo_core.testing import grpo_run
+
+    from grpo_reward_code import sandbox
+
+    monkeypatch.setattr(sandbox, "bwrap_path", lambda: None)
+    sandbox.probe.cache_clear()
+    try:
+        result = CliRunner().invoke(grpo_run, ["check", "--reward", "code", "--max-examples", "2"])
+    finally:
+        sandbox.probe.cache_clear()
+    assert result.exit_code == 2
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and "no bubblewrap binary" in lines[0] and "Traceback" not in result.output
