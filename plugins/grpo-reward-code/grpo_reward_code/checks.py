@@ -10,13 +10,20 @@ import random
 from grpo_reward_code.tasks import FAMILIES, make_task
 
 _SOLUTIONS: dict[str, tuple[str, str]] = {}  # the tests' JSON -> (function name, reference solution)
+_REMEMBERED = 5000  # the most generated tasks whose solutions are kept for gold_example
+
+
+def remember_solution(tests: list[str], task) -> None:
+    """Keep a generated task's reference solution, found again by its tests (the gold completion)."""
+    if len(_SOLUTIONS) < _REMEMBERED:
+        _SOLUTIONS[json.dumps(list(tests))] = (task.name, task.solution)
 
 
 def _task(drawn):
     family, seed = drawn
     task = make_task(random.Random(seed), family)
     tests = task.tests()
-    _SOLUTIONS[json.dumps(tests)] = (task.name, task.solution)
+    remember_solution(tests, task)
     return task, tests
 
 
@@ -40,7 +47,8 @@ def rows(params: dict):
 
 def gold(columns: dict, params: dict) -> str | None:
     """The reference solution of a generated task, else None."""
-    known = _SOLUTIONS.get(json.dumps(columns.get("tests")))
+    tests = columns.get("tests")
+    known = _SOLUTIONS.get(json.dumps(list(tests))) if isinstance(tests, (list, tuple)) else None
     return fenced(known[1], params) if known else None
 
 

@@ -173,9 +173,13 @@ def load_code_tasks(split="train", size=500, seed=0, system_prompt=SYSTEM_PROMPT
     if size is None or size < 1:
         raise UsageError(f"code-tasks size must be 1 or more, got {size!r}")
     rng = random.Random(f"code-tasks:{split}:{seed}")
+    from grpo_reward_code.checks import remember_solution
+
     rows = []
     for _ in range(size):
         task = make_task(rng)
-        rows.append({"prompt": messages(system_prompt, task.prompt_text()), "tests": task.tests(),
+        tests = task.tests()
+        remember_solution(tests, task)  # so the preflight's gold check has a reference for these rows
+        rows.append({"prompt": messages(system_prompt, task.prompt_text()), "tests": tests,
                      "solution": task.solution, "entry_point": task.name})
     return Dataset.from_list(rows)

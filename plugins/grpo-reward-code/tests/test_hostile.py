@@ -152,3 +152,12 @@ def test_leaving_a_background_process(sandbox):
 def test_printing_1_gb():
     value, seconds = run("import sys\nfor _ in range(1024):\n    sys.stdout.write('x' * 1024 ** 2)", IO)
     assert value == 0.0 and seconds < LIMITS["timeout"]  # stopped at the output cap, not at the clock
+
+
+def test_removing_the_home_folder_and_the_project(tmp_path):
+    canary = tmp_path / "canary"
+    canary.write_text("still here")
+    source = f"import os\nos.system('rm -rf ~ {tmp_path} / 2>/dev/null')\nprint('done')"
+    value, _ = run(source, IO)
+    assert value == 1.0  # it ran, and removed only its own temporary folder
+    assert canary.read_text() == "still here" and Path.home().is_dir()
