@@ -2,6 +2,7 @@
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -11,7 +12,7 @@ from grpo_core.testing import call_reward
 from grpo_reward_code import SPEC
 from grpo_reward_code.hub import humaneval_tests
 
-from conftest import FIXTURES
+FIXTURES = Path(__file__).parent / "fixtures"
 
 
 def fenced(source):
