@@ -111,8 +111,8 @@ def bwrap_command(binary: str, tmpfs_mb: int) -> list[str]:
             command += ["--perms", "0755", "--dir", folder]
             made.add(folder)
         command += ["--ro-bind-try", path, path]
-    command += ["--dev", "/dev", "--proc", "/proc", "--perms", "1777", "--size", str(tmpfs_mb * 1024 * 1024), "--tmpfs", "/tmp",
-                "--chdir", "/tmp"]
+    command += ["--dev", "/dev", "--proc", "/proc",
+                "--perms", "1777", "--size", str(tmpfs_mb * 1024 * 1024), "--tmpfs", "/tmp", "--chdir", "/tmp"]
     for key, value in _ENV.items():
         command += ["--setenv", key, value]
     return command + ["--", _interpreter(), "-I", "-S", "-c", _worker_source()]
@@ -138,12 +138,16 @@ def probe(sandbox: str) -> str | None:
         {"program": "print(1)", "mode": "io", "tests": [""]}, Limits(timeout=10.0), sandbox="bubblewrap"
     )
     record = outcome.records.get(0) or {}
-    if outcome.status == "ok" and record.get("out", "").strip() == "1":
+    if outcome.status == "ok" and (record.get("out") or "").strip() == "1":
         return None
     detail = outcome.detail or f"the test program gave {record!r}"
-    return (f"bubblewrap ({binary}) cannot isolate a program here: {detail}; it needs unprivileged user "
-            "namespaces (sysctl user.max_user_namespaces > 0, kernel.unprivileged_userns_clone=1, and on Ubuntu "
-            "kernel.apparmor_restrict_unprivileged_userns=0)")
+    if os.geteuid() == 0:
+        needs = ("mount, PID and network namespaces (in a container: a seccomp profile that allows them, "
+                 "or --privileged)")
+    else:
+        needs = ("unprivileged user namespaces (sysctl user.max_user_namespaces > 0, kernel.unprivileged_userns_clone=1, "
+                 "and on Ubuntu kernel.apparmor_restrict_unprivileged_userns=0)")
+    return f"bubblewrap ({binary}) cannot isolate a program here: {detail}; it needs {needs}"
 
 
 def run_job(job: dict, limits: Limits, sandbox: str = "bubblewrap") -> Outcome:
