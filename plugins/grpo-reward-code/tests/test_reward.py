@@ -155,5 +155,5 @@ def test_the_command_line_refuses_with_one_sentence_where_nothing_isolates(monke
     finally:
         sandbox.probe.cache_clear()
     assert result.exit_code == 2
-    lines = [line for line in result.output.splitlines() if line.strip()]
-    assert len(lines) == 1 and "no bubblewrap binary" in lines[0] and "Traceback" not in result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("Error")]
+    assert len(errors) == 1 and "no bubblewrap binary" in errors[0] and "Traceback" not in result.output
