@@ -75,7 +75,20 @@ SCHEMA = '{"type": "object", "properties": {"name": {"type": "string"}, "age": {
 # A gsm_symbolic row: its checker reads the first number without its sign, so graded scoring pays -70.
 _RG_ROW = {"answer": "70", "task": "gsm_symbolic", "entry": '{"question": "", "answer": "70", "metadata": {}}'}
 
+# Tests as JSON text: a list would be read as one value per completion.
+_ADD_TESTS = '["assert add(1, 2) == 3", "assert add(0, 0) == 0", "assert add(-1, 1) == 0", "assert add(2, 2) == 4"]'
+_DOUBLE_TESTS = '[{"input": "3\\n", "output": "6"}, {"input": "5\\n", "output": "10"}]'
+
 EXAMPLES = {
+    "code": [
+        ("```python\ndef add(a, b):\n    return a + b\n```", {"tests": _ADD_TESTS}, {}),
+        ("```python\ndef add(a, b):\n    return a - b\n```", {"tests": _ADD_TESTS}, {}),
+        ("```python\ndef add(a, b):\n    return a - b\n```", {"tests": _ADD_TESTS}, {"strict": True}),
+        ("def add(a, b): return a + b", {"tests": _ADD_TESTS}, {}),
+        ("```python\nimport sys\nsys.exit(0)\n```", {"tests": _ADD_TESTS}, {}),
+        ("```python\nprint(int(input()) * 2)\n```", {"tests": _DOUBLE_TESTS}, {}),
+        ("```python\nprint(6)\n```", {"tests": _DOUBLE_TESTS}, {}),
+    ],
     "math": [
         ("<answer>42</answer>", {"answer": "42"}, {}),
         ("6 times 7 is 42.", {"answer": "42"}, {}),

@@ -1,0 +1,139 @@
+"""Reward ``code`` (run the completion's program against the row's tests, in a sandbox) and the datasets
+``code-tasks`` (generated, offline) and ``code-hub`` (MBPP- and HumanEval-style columns).
+
+Importing this module is cheap: datasets and hypothesis are imported only inside the functions that use them.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+
+from grpo_core import DatasetSpec, Direction, Param, RewardChecks, RewardSpec, hookimpl
+
+from grpo_reward_code import checks
+from grpo_reward_code.hub import FORMATS
+from grpo_reward_code.hub import SYSTEM_PROMPT as HUB_SYSTEM_PROMPT
+from grpo_reward_code.reward import code_reward
+from grpo_reward_code.sandbox import SANDBOXES, probe
+from grpo_reward_code.tasks import SPLITS, SYSTEM_PROMPT
+
+__all__ = ["SPEC", "code_reward", "register_datasets", "register_rewards"]
+
+_warned = set()
+
+
+def _validate(params: dict) -> None:
+    timeout = params["timeout"]
+    if timeout is None or not math.isfinite(timeout) or timeout <= 0:
+        raise ValueError(f"timeout must be a number of seconds greater than 0, got {timeout!r}")
+    if not params["tests_column"]:
+        raise ValueError("tests_column must name the dataset column holding the tests, e.g. 'tests'")
+    missing = probe(params["sandbox"])
+    if missing:
+        raise ValueError(f"{missing}; or set sandbox=none to run programs without isolation at your own risk")
+    if params["sandbox"] == "none" and "none" not in _warned:
+        _warned.add("none")
+        print("warning: reward 'code' runs model-written programs with sandbox=none: no network, file system or "
+              "process isolation, only resource limits and a clean environment", file=sys.stderr)
+
+
+SPEC = RewardSpec(
+    name="code",
+    description="The share of the row's tests the completion's Python program passes, run in a sandbox "
+    "(1 or 0 with strict); 0 without a program; None for a row without tests",
+    func=code_reward,
+    bounds=(0.0, 1.0),
+    columns=("tests",),
+    batched=True,
+    params=(
+        Param("tests_column", "tests", str, "the dataset column holding the tests: assert statements, or "
+              "{input, output} pairs, as a list or its JSON text"),
+        Param("language", "python", str, "the fence language of the program's block (python also takes py and "
+              "python3); empty takes the last fenced block of any language"),
+        Param("tag", "", str, "when set, only the last <tag>...</tag> is searched, and its content is the program "
+              "when it holds no fenced block"),
+        Param("strict", False, bool, "1.0 only when every test passes, else 0.0"),
+        Param("timeout", 10.0, float, "wall-clock seconds for one program and all its tests; also its CPU limit"),
+        Param("memory_mb", 1024, int, "address-space limit of the program's processes (RLIMIT_AS), in MiB",
+              minimum=64, maximum=1 << 20),
+        Param("file_size_mb", 16, int, "largest file the program may write (RLIMIT_FSIZE), in MiB; its temporary "
+              "folder holds twice that", minimum=1, maximum=1 << 16),
+        Param("processes", 32, int, "most processes the program may run at once (RLIMIT_NPROC)", minimum=2,
+              maximum=4096),
+        Param("open_files", 64, int, "most open files per process (RLIMIT_NOFILE)", minimum=16, maximum=65536),
+        Param("output_kb", 1024, int, "output read from a program before it is stopped, in KiB", minimum=1,
+              maximum=1 << 20),
+        Param("sandbox", "bubblewrap", str, "bubblewrap: namespaces, no network, an empty temporary folder; none: "
+              "only limits and a clean environment (prints a warning)", SANDBOXES),
+        Param("workers", 0, int, "programs run at once; 0: one per core", minimum=0, maximum=256),
+    ),
+    checks=RewardChecks(
+        directions=(
+            Direction("a program that passes more tests scores higher", checks.more_tests_beat_fewer, strict=True),
+            Direction("a correct program scores higher than the same program with a bug", checks.correct_beats_bug,
+                      strict=True),
+        ),
+        column_strategy=checks.rows,
+        gold_example=checks.gold,
+        degenerate=checks.degenerate,
+        row_problems=checks.row_problems,
+    ),
+    validate=_validate,
+)
+
+
+def _load_code_tasks(**params):
+    from grpo_reward_code.tasks import load_code_tasks
+
+    return load_code_tasks(**params)
+
+
+def _load_code_hub(**params):
+    from grpo_reward_code.hub import load_code_hub
+
+    return load_code_hub(**params)
+
+
+CODE_TASKS = DatasetSpec(
+    "code-tasks",
+    "Generated Python function-writing tasks with assert tests (offline, seeded; ten task families)",
+    load=_load_code_tasks,
+    columns=("prompt", "tests"),
+    params=(
+        Param("split", "train", str, "train or test (different tasks for the same seed)", SPLITS),
+        Param("size", 500, int, "number of tasks", minimum=1, maximum=100_000),
+        Param("seed", 0, int, "generator seed: the same seed gives the same tasks"),
+        Param("system_prompt", SYSTEM_PROMPT, str, "system message put before each task"),
+    ),
+)
+
+CODE_HUB = DatasetSpec(
+    "code-hub",
+    "MBPP- or HumanEval-style code tasks from the hub or a local file, as prompt and tests",
+    load=_load_code_hub,
+    columns=("prompt", "tests"),
+    params=(
+        Param("name", None, str, "hub dataset id (e.g. google-research-datasets/mbpp, openai/openai_humaneval) or "
+              "a local dataset folder"),
+        Param("path", None, str, "instead of name: a local jsonl, json, csv or parquet file in one of the formats"),
+        Param("config", None, str, "the dataset's configuration, e.g. sanitized for MBPP"),
+        Param("split", "test", str, "the split to read"),
+        Param("format", "auto", str, "which columns to read: auto tells MBPP from HumanEval by the columns", FORMATS),
+        Param("size", None, int, "keep at most N rows (after shuffling)", minimum=1),
+        Param("shuffle", False, bool, "shuffle the rows"),
+        Param("seed", 0, int, "shuffle seed"),
+        Param("system_prompt", HUB_SYSTEM_PROMPT, str, "system message put before each task"),
+    ),
+)
+
+
+@hookimpl
+def register_rewards(register):
+    register(SPEC)
+
+
+@hookimpl
+def register_datasets(register):
+    register(CODE_TASKS)
+    register(CODE_HUB)

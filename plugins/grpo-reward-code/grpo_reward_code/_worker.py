@@ -1,0 +1,262 @@
+"""The process that runs inside the sandbox: it sets the limits, then runs the program in a child process.
+
+It is started as ``python -I -S -c <this file's text>`` and reads one job (marshal, from the calling process)
+from its standard input: ``{"program": ..., "mode": "assert" | "io", "tests": [...], "deadline": seconds,
+"limits": {...}, "uid": ..., "pid_namespace": ...}``. It writes one line per finished test to its standard
+output, ``INDEX<tab>STATUS<tab>HEX``, which only it holds: the program's child gets other descriptors.
+
+It never runs the program's code. In ``io`` mode the child runs the program on each input and the worker
+passes the output on. In ``assert`` mode the child runs the program once and then answers calls: the worker
+evaluates each test itself, with the builtins as they were, where each function the program defined is a
+stand-in that sends the arguments to the child and gets back the plain value (numbers, text, lists, tuples,
+sets, dicts, None) it returned. So a program cannot make a test pass by exiting early, patching builtins,
+returning an object equal to everything, or writing result lines: whether a test passed is decided here,
+and the expected value of ``assert EXPRESSION == LITERAL`` never even reaches the sandbox (the calling
+process compares it). It imports only builtin and C modules at start (json would import re, doubling its
+start-up time), and ``ast`` in assert mode.
+"""
+import marshal
+import os
+import resource
+import select
+import signal
+import sys
+import time
+
+
+def main():
+    job = marshal.loads(sys.stdin.buffer.read())
+    if job["mode"] != "io":
+        import ast  # noqa: F401  (loaded while the interpreter's files are readable: a uid of our own may not be)
+    if job.get("uid") is not None:  # started as root: drop to a uid of its own before running anything
+        os.setgroups([])
+        os.setgid(job["uid"])
+        os.setuid(job["uid"])  # which also makes this process undumpable: the program cannot read it
+    else:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS: nothing run later can gain privileges
+        libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: the program cannot read this process through /proc
+    out = os.fdopen(os.dup(1), "wb")  # results go only through this descriptor; the program never gets it
+    os.set_inheritable(out.fileno(), False)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    limits = job["limits"]
+    for name, value in (("RLIMIT_CPU", limits["cpu"]), ("RLIMIT_AS", limits["memory"]),
+                        ("RLIMIT_FSIZE", limits["file_size"]), ("RLIMIT_NPROC", limits["processes"]),
+                        ("RLIMIT_NOFILE", limits["open_files"]), ("RLIMIT_CORE", 0)):
+        try:
+            resource.setrlimit(getattr(resource, name), (value, value))
+        except (ValueError, OSError):
+            pass
+    # In its own PID namespace, or as a uid of its own, kill(-1) reaches only the program's processes.
+    sweep = job["pid_namespace"] or job.get("uid") is not None
+    end = time.monotonic() + job["deadline"]
+    if job["mode"] == "io":
+        for index, test in enumerate(job["tests"]):
+            status, text = run_io(job["program"], test, end, limits["output"], sweep)
+            report(out, index, status, text)
+            if status == "timeout":
+                break
+    else:
+        run_asserts(job["program"], job["tests"], end, out, sweep)
+
+
+def report(out, index, status, data=b""):
+    out.write(b"%d\t%s\t%s\n" % (index, status.encode(), data.hex().encode()))
+    out.flush()
+
+
+def start_child(program, stdin_fd, stdout_fd, calls=None):
+    """Fork the child that runs ``program`` with the given standard input and output (``calls``: the two
+    pipe ends it answers calls on, moved to descriptors 3 and 4); every other descriptor is closed."""
+    pid = os.fork()
+    if pid:
+        return pid
+    try:
+        os.setpgid(0, 0)
+        os.dup2(stdin_fd, 0)
+        os.dup2(stdout_fd, 1)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
+        if calls:
+            os.dup2(calls[0], 3)
+            os.dup2(calls[1], 4)
+        os.closerange(5 if calls else 3, 1 << 16)
+        sys.stdin = open(0, closefd=False)
+        sys.stdout = open(1, "w", closefd=False)
+        sys.stderr = open(2, "w", closefd=False)
+        namespace = {"__name__": "__main__"}
+        try:
+            exec(compile(program, "<program>", "exec"), namespace)
+        finally:
+            sys.stdout.flush()  # what the program printed before it ended (or raised) is its output
+        if calls:
+            serve(namespace)
+    finally:
+        os._exit(0)
+
+
+def stop(pid, sweep):
+    for kill in ((lambda: os.kill(-1, signal.SIGKILL)) if sweep else (lambda: None),
+                 lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+        try:
+            kill()
+        except OSError:
+            pass
+
+
+def run_io(program, text, end, cap, sweep):
+    """Run the program on one input; ("ok" | "error" | "timeout" | "output", what it printed)."""
+    name = "stdin-%d.txt" % os.getpid()  # a file, not a pipe: a program that never reads cannot block us
+    with open(name, "w") as handle:
+        handle.write(text)
+    input_fd = os.open(name, os.O_RDONLY)
+    os.unlink(name)
+    read_end, write_end = os.pipe()
+    pid = start_child(program, input_fd, write_end)
+    os.close(write_end)
+    os.close(input_fd)
+    chunks, size, status, exited = [], 0, None, None
+    while True:
+        left = end - time.monotonic()
+        if left <= 0:
+            status = "timeout"
+            break
+        if not select.select([read_end], [], [], min(left, 0.05))[0]:
+            if exited is None:
+                exited = os.waitpid(pid, os.WNOHANG)
+                exited = exited if exited[0] else None
+            if exited is not None and not select.select([read_end], [], [], 0)[0]:
+                break  # the program ended; a process it left behind holds the pipe open
+            continue
+        data = os.read(read_end, 65536)
+        if not data:
+            break
+        size += len(data)
+        if size > cap:
+            status = "output"
+            break
+        chunks.append(data)
+    stop(pid, sweep)
+    os.close(read_end)
+    wait_status = exited[1] if exited is not None else os.waitpid(pid, 0)[1]
+    if status is None:
+        status = "ok" if os.WIFEXITED(wait_status) and os.WEXITSTATUS(wait_status) == 0 else "error"
+    return status, b"".join(chunks)
+
+
+MAX_REPLY = 1 << 20
+
+
+class Channel:
+    """The worker's end of the call pipes: one line out, one line back, within the deadline."""
+
+    def __init__(self, send_fd, receive_fd, end):
+        self.send_fd, self.receive_fd, self.end, self.buffer = send_fd, receive_fd, end, b""
+
+    def line(self):
+        while b"\n" not in self.buffer:
+            left = self.end - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            if not select.select([self.receive_fd], [], [], left)[0]:
+                continue
+            data = os.read(self.receive_fd, 65536)
+            if not data or len(self.buffer) > MAX_REPLY:
+                raise EOFError
+            self.buffer += data
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return line.decode("utf-8", "replace")
+
+    def call(self, name, args, kwargs):
+        request = repr((name, args, kwargs))
+        try:
+            os.write(self.send_fd, request.encode("utf-8", "backslashreplace") + b"\n")
+        except OSError:
+            raise EOFError from None
+        status, _, value = self.line().partition("\t")
+        if status != "ok":
+            raise RuntimeError("the call raised")
+        import ast
+
+        return ast.literal_eval(value)  # plain values only: never an object of the program's
+
+
+def run_asserts(program, tests, end, out, sweep):
+    import builtins
+
+    pristine = dict(builtins.__dict__)
+    to_child, from_child = os.pipe(), os.pipe()
+    null = os.open(os.devnull, os.O_RDWR)
+    pid = start_child(program, null, null, calls=(to_child[0], from_child[1]))
+    for fd in (to_child[0], from_child[1], null):
+        os.close(fd)
+    channel = Channel(to_child[1], from_child[0], end)
+    namespace = {"__builtins__": pristine}
+    try:
+        names = channel.line().split("\t")
+    except (EOFError, TimeoutError):
+        names = []
+    for name in names[:1000]:
+        if name.isidentifier() and name not in pristine and not name.startswith("__"):
+            namespace[name] = (lambda n: lambda *args, **kwargs: channel.call(n, args, kwargs))(name)
+    for index, test in enumerate(tests):
+        try:
+            if test["setup"]:
+                exec(compile(test["setup"], "<test>", "exec"), namespace)
+            if test["kind"] == "value":
+                value = eval(compile(test["expression"], "<test>", "eval"), namespace)
+                report(out, index, "value", repr(value).encode("utf-8", "backslashreplace"))
+            else:
+                exec(compile(test["statement"], "<test>", "exec"), namespace)
+                report(out, index, "pass")
+        except TimeoutError:
+            report(out, index, "timeout")
+            break
+        except EOFError:  # the program's process is gone: no later test can pass
+            break
+        except BaseException:  # a failed assert, an error, or test code that exits: the test failed
+            report(out, index, "fail")
+    stop(pid, sweep)
+    os.waitpid(pid, 0)
+
+
+def serve(namespace):
+    """In the child: announce the program's names, then answer calls ``(name, args, kwargs)`` one per line."""
+    import ast
+
+    plain_types = (int, float, complex, str, bytes, bool, type(None))
+    containers = (list, tuple, set, frozenset, dict)
+
+    def plain(value, depth=0):
+        kind = type(value)
+        if kind in plain_types:
+            return True
+        if kind in containers and depth < 100:
+            items = [x for pair in value.items() for x in pair] if kind is dict else value
+            return all(plain(item, depth + 1) for item in items)
+        return False
+
+    names = [k for k, v in namespace.items() if callable(v) and not k.startswith("__")]
+    os.write(4, ("\t".join(names) + "\n").encode())
+    buffer = b""
+    while True:
+        while b"\n" not in buffer:
+            data = os.read(3, 65536)
+            if not data:
+                return
+            buffer += data
+        line, buffer = buffer.split(b"\n", 1)
+        name, args, kwargs = ast.literal_eval(line.decode())
+        try:
+            value = namespace[name](*args, **kwargs)
+            reply = "ok\t%r" % (value,) if plain(value) else "error\t"
+        except Exception:
+            reply = "error\t"
+        os.write(4, reply.encode("utf-8", "backslashreplace") + b"\n")
+
+
+if __name__ == "__main__":
+    main()

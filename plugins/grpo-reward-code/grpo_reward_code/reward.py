@@ -1,0 +1,98 @@
+"""The ``code`` reward: run each completion's program against its row's tests in a sandbox, score the share passed."""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+from grpo_core import Unscored, completion_text
+
+from grpo_reward_code.programs import extract_program, read_tests, same_output, same_value
+from grpo_reward_code.sandbox import Limits, run_job
+
+
+def cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def passed(tests, outcome) -> int:
+    """How many tests passed, judged here from what came back (the expected values never left this process)."""
+    count = 0
+    for index, expected in enumerate(tests.expected):
+        record = outcome.records.get(index) or {}
+        if tests.mode == "io":
+            count += record.get("status") == "ok" and same_output(record.get("out") or "", expected)
+        elif expected is None:
+            count += record.get("status") == "pass"
+        else:
+            count += record.get("status") == "value" and same_value(record.get("value") or "", expected[0])
+    return count
+
+
+def score_one(program, tests, limits: Limits, sandbox: str, strict: bool):
+    if program is None:
+        return 0.0
+    job = {"program": program, "mode": tests.mode, "tests": list(tests.items)}
+    outcome = run_job(job, limits, sandbox)
+    if outcome.status == "error" and not outcome.records:
+        return Unscored("error", f"the sandbox failed: {outcome.detail}")
+    share = passed(tests, outcome) / len(tests.expected)
+    if strict:
+        share = float(share == 1.0)
+    if outcome.status == "timeout":  # counted in rewards/code/timeouts, with the tests it passed before
+        return Unscored("timeout", f"the program ran past {limits.timeout:g} s", score=share)
+    return share
+
+
+def code_reward(
+    completions,
+    tests,
+    *,
+    tests_column="tests",
+    language="python",
+    tag="",
+    strict=False,
+    timeout=10.0,
+    memory_mb=1024,
+    file_size_mb=16,
+    processes=32,
+    open_files=64,
+    output_kb=1024,
+    sandbox="bubblewrap",
+    workers=0,
+):
+    """Score a batch: the share of its row's tests each completion's program passes (1.0 or 0.0 with ``strict``).
+
+    0.0 without a program; ``Unscored("unscorable")`` (None for TRL) for a row without readable tests;
+    a program that runs past ``timeout`` keeps what it passed before, counted as a timeout.
+    """
+    limits = Limits(timeout=float(timeout), memory_mb=memory_mb, file_size_mb=file_size_mb, processes=processes,
+                    open_files=open_files, output_kb=output_kb)
+    completions, rows = list(completions), list(tests)
+    scores: list = [None] * len(completions)
+    jobs = []
+    parsed = {}
+    for index, (completion, raw) in enumerate(zip(completions, rows)):
+        key = raw if isinstance(raw, str) else repr(raw)
+        if key not in parsed:
+            parsed[key] = read_tests(raw)
+        row_tests = parsed[key]
+        if row_tests is None:
+            scores[index] = Unscored("unscorable", "the row has no tests that can be read")
+            continue
+        program = extract_program(completion_text(completion), language, tag)
+        if program is None:
+            scores[index] = 0.0
+            continue
+        jobs.append((index, program, row_tests))
+    if jobs:
+        threads = min(len(jobs), workers or cores())
+        with ThreadPoolExecutor(max_workers=threads) as pool:
+            results = pool.map(lambda job: score_one(job[1], job[2], limits, sandbox, strict), jobs)
+            for (index, _, _), result in zip(jobs, results):
+                scores[index] = result
+    return scores
