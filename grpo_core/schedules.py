@@ -48,7 +48,7 @@ class Schedule:
         if self.kind in ("linear", "cosine"):
             start, end = self.fields["start"], self.fields["end"]
             span = (self.fields["steps"] or total) - 1
-            progress = min(1.0, max(0, step) / span) if span > 0 else 1.0
+            progress = min(1.0, max(0, step) / span) if span > 0 else float(step > 0)
             if self.kind == "cosine":
                 progress = (1 - math.cos(math.pi * progress)) / 2
             return start + (end - start) * progress

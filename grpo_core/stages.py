@@ -124,8 +124,11 @@ def resolve_stages(staged: Staged, options: dict, settings_from_options, num_pro
             if staged.only == stage.name and not _finished(root, previous):
                 raise UsageError(f"--stage {stage.name} starts from the final model of stage '{previous.name}', which "
                                  f"is not in {root / previous.name} yet; run that stage first, or give --model")
-        stage.run = training.resolve(settings, log=lambda message: None, load_dataset=False,
-                                     num_processes=num_processes)
+        try:
+            stage.run = training.resolve(settings, log=lambda message: None, load_dataset=False,
+                                         num_processes=num_processes)
+        except UsageError as error:
+            raise UsageError(f"stage '{stage.name}': {error}") from None
         stage.run.adapter = adapter
         if stage.run.profile.launcher or (num_processes or 1) > 1:
             raise UsageError("a staged run trains in one process, and this one would launch several; pick a "
