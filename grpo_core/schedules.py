@@ -51,7 +51,7 @@ class Schedule:
             progress = min(1.0, max(0, step) / span) if span > 0 else float(step > 0)
             if self.kind == "cosine":
                 progress = (1 - math.cos(math.pi * progress)) / 2
-            return start + (end - start) * progress
+            return start * (1 - progress) + end * progress  # exactly ``end`` once the ramp is over
         if self.kind == "steps":
             due = [weight for at, weight in self.fields["weights"] if at <= step]
             return due[-1] if due else self.base
