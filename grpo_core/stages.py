@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,7 +94,8 @@ def _check_top_schedules(data: dict, stages: list, where: str) -> None:
                              "or remove its schedule")
 
 
-def resolve_stages(staged: Staged, options: dict, settings_from_options, num_processes=None, log=print) -> Path:
+def resolve_stages(staged: Staged, options: dict, settings_from_options, num_processes=None, log=print,
+                   dry_run: bool = False) -> Path:
     """Resolve every stage (nothing loaded); each stage's model is the one the stage before it ends with.
 
     ``settings_from_options(**options, stage_layer=...)`` layers a stage's settings (``runner``'s).
@@ -121,7 +123,7 @@ def resolve_stages(staged: Staged, options: dict, settings_from_options, num_pro
                 adapter = str(final)  # the LoRA adapter carries over onto the same base model
             else:
                 settings.model = str(final)
-            if staged.only == stage.name and not _finished(root, previous):
+            if staged.only == stage.name and not dry_run and not _finished(root, previous):
                 raise UsageError(f"--stage {stage.name} starts from the final model of stage '{previous.name}', which "
                                  f"is not in {root / previous.name} yet; run that stage first, or give --model")
         try:
@@ -163,7 +165,7 @@ def run_stages(staged: Staged, options: dict, runner, dry_run=False, num_process
     """
     import click
 
-    root = resolve_stages(staged, options, runner.settings_from_options, num_processes, log)
+    root = resolve_stages(staged, options, runner.settings_from_options, num_processes, log, dry_run)
     if dry_run:
         click.echo(describe_stages(staged, root))
         return
@@ -192,6 +194,10 @@ def _check_outputs(staged: Staged, root: Path, options: dict) -> list:
                          "or start over with --overwrite")
     selected = _selected(staged)
     finished = read_state(root) if not overwrite else {}
+    foreign = _foreign_outputs(staged, root)
+    if foreign and not overwrite:
+        raise UsageError(f"output folder '{root}' holds another run's outputs ({', '.join(foreign[:4])}); replace "
+                         "them with --overwrite, or pick another --output-dir")
     used = [s.name for s in selected if owned_outputs(root / s.name)]
     if not resume and used and not overwrite:
         raise UsageError(f"output folder '{root}' holds outputs of stage(s) {', '.join(used)}; continue with "
@@ -208,6 +214,16 @@ def _check_outputs(staged: Staged, root: Path, options: dict) -> list:
     return todo
 
 
+def _foreign_outputs(staged: Staged, root: Path) -> list[str]:
+    """What another (one-stage) run wrote into ``root``; a staged run's own are its metrics and plot there."""
+    from grpo_core.rundir import owned_outputs
+
+    found = owned_outputs(root)
+    if (root / STATE_FILE).is_file() or any(owned_outputs(root / s.name) for s in staged.stages):
+        return [name for name in found if name not in ("metrics.jsonl", "reward_curve.png")]
+    return found
+
+
 def _prepare(staged: Staged, todo: list, root: Path, options: dict, preflight, log) -> None:
     """Before the first stage trains: the first model is there, and every stage's data and rewards pass the checks."""
     from grpo_core import training
@@ -222,8 +238,17 @@ def _prepare(staged: Staged, todo: list, root: Path, options: dict, preflight, l
             preflight(stage.run)
     if options.get("overwrite"):
         removed = [f"{s.name}/{name}" for s in todo for name in remove_owned(root / s.name)]
-        removed += remove_owned(root) + ([STATE_FILE] if (root / STATE_FILE).is_file() else [])
-        (root / STATE_FILE).unlink(missing_ok=True)
+        for name in _foreign_outputs(staged, root):
+            path = root / name
+            if path.is_dir():
+                shutil.rmtree(path)
+            else:
+                path.unlink()
+            removed.append(name)
+        finished = read_state(root)
+        if any(s.name in finished for s in todo):
+            write_state(root, {name: steps for name, steps in finished.items() if name not in {s.name for s in todo}})
+            removed.append(STATE_FILE)
         if removed:
             log(f"--overwrite: replaced the earlier run's {', '.join(removed)} in {root}")
         for stage in todo:

@@ -131,6 +131,16 @@ def test_a_folder_holding_an_earlier_staged_run_is_refused(tmp_path, data_file, 
             earlier)
 
 
+def test_a_folder_holding_a_one_stage_run_is_refused(tmp_path, data_file):
+    out = tmp_path / "out"
+    (out / "checkpoint-2").mkdir(parents=True)
+    (out / "run_config.yaml").write_text("rewards: [length]\n")
+    (out / "metrics.jsonl").write_text(json.dumps({"step": 1, "reward": 0.5}) + "\n")
+    refused(["--config", config(tmp_path, data_file)], ["holds another run's outputs (checkpoint-2, run_config.yaml",
+                                                        "--overwrite"], out)
+    refused(["--config", config(tmp_path, data_file), "--resume"], "holds another run's outputs", out)
+
+
 def test_dry_run_shows_every_stage_resolved(tmp_path, data_file, cache_dir):
     code, output = invoke("--config", config(tmp_path, data_file), "--dry-run")
     assert code == 0, output
@@ -260,3 +270,13 @@ def test_one_stage_alone(tmp_path, data_file, cache_dir):
     out = tmp_path / "out"
     assert (out / "one" / "final").is_dir() and not (out / "two").exists()
     assert [r["stage"] for r in logged(out / "metrics.jsonl")] == ["one", "one"]
+    code, output = invoke("--config", config(tmp_path, data_file), "--stage", "two", "--max-steps", "1")
+    assert code == 0, output
+    assert f"starts from the final model of stage 'one' ({out / 'one' / 'final'})" in output
+    assert [(r["step"], r["stage"]) for r in logged(out / "metrics.jsonl")] == [(1, "one"), (2, "one"), (3, "two")]
+    code, output = invoke("--config", config(tmp_path, data_file), "--stage", "one", "--max-steps", "1",
+                          "--overwrite")
+    assert code == 0, output
+    assert "--overwrite: replaced the earlier run's one/" in output
+    assert json.loads((out / "stages.json").read_text())["finished"] == {"one": {"steps": 1}, "two": {"steps": 1}}
+    assert [(r["step"], r["stage"]) for r in logged(out / "metrics.jsonl")] == [(1, "one"), (2, "two")]
