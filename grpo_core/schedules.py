@@ -2,7 +2,8 @@
 reward's rolling success rate, applied to TRL's ``reward_weights`` by a trainer callback.
 
 A config file spells them ``reward_schedules: {math: {kind: adaptive, window: 32}, ...}``; the command line
-``--reward-weight math=adaptive`` or ``--reward-weight xml-format=linear:start=1,end=0.2`` (or a YAML mapping,
+``--reward-weight math=adaptive``, ``--reward-weight xml-format=linear:start=1,end=0.2`` or
+``--reward-weight length=steps:0=1,20=0.3`` (or a YAML mapping,
 ``--reward-weight 'math={kind: adaptive, low: 0.2}'``). Steps count from 0 within the stage being trained.
 """
 
@@ -114,7 +115,10 @@ def parse_cli_schedule(text: str, name: str):
         if not sep or not key.strip():
             raise UsageError(f"--reward-weight {name}={text}: '{item}' is not KEY=VALUE; write it like "
                              f"{name}=linear:start=1,end=0.2")
-        values[key.strip()] = _number_or_text(value.strip())
+        if values["kind"] == "steps" and key.strip().isdigit():  # steps:0=1,20=0.3 -> {weights: {0: 1, 20: 0.3}}
+            values.setdefault("weights", {})[int(key)] = _number_or_text(value.strip())
+        else:
+            values[key.strip()] = _number_or_text(value.strip())
     return values
 
 

@@ -188,7 +188,8 @@ def _check_outputs(staged: Staged, root: Path, options: dict) -> list:
     from grpo_core import training
     from grpo_core.rundir import checkpoints, owned_outputs
 
-    resume, overwrite = bool(options.get("resume")), bool(options.get("overwrite"))
+    # ``resume`` may come from the file's top level too; a stage cannot set it
+    resume, overwrite = bool(staged.stages[0].run.settings.resume), bool(options.get("overwrite"))
     if resume and overwrite:
         raise UsageError("--resume and --overwrite contradict each other; continue the run with --resume, "
                          "or start over with --overwrite")

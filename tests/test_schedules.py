@@ -106,6 +106,7 @@ def test_command_line_spellings():
         "length": 0.5,
         "json-schema": {"kind": "steps", "weights": {0: 1, 10: 0.5}},
     }
+    assert parse_cli_schedule("steps:0=1,20=0.3", "m") == {"kind": "steps", "weights": {0: 1, 20: 0.3}}
     assert parse_cli_schedule("cosine:start=2,end=0,steps=40", "m") == {"kind": "cosine", "start": 2, "end": 0,
                                                                         "steps": 40}
 
