@@ -41,9 +41,7 @@ class Schedule:
     outcomes: list = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.current = self.fields["start"] if self.kind in ("linear", "cosine") else self.base
-        if self.kind == "steps":
-            self.current = self.weight(0, 1)
+        self.current = self.base  # an adaptive weight starts at the reward's own
 
     def weight(self, step: int, total: int) -> float:
         if self.kind in ("linear", "cosine"):
