@@ -19,7 +19,7 @@ from grpo_core import HardwareProfile, hookimpl
 from grpo_core.cli import cli
 from grpo_core.plugins import registered
 
-STAGE_TWO_STEPS = 6
+STAGE_TWO_STEPS = 10  # long enough that Ctrl-C lands inside stage two on a loaded machine
 
 
 def config(tmp_path, data_file, stages=None, **top) -> Path:
