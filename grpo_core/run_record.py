@@ -16,6 +16,7 @@ def run_config(run) -> dict:
     return {
         "rewards": [f"{r.__name__}={r.weight:g}" for r in run.rewards],
         "reward_args": {r.__name__: {k: _absolute(v) for k, v in r.params.items()} for r in run.rewards if r.params},
+        **({"reward_schedules": {n: s.describe() for n, s in run.schedules.items()}} if run.schedules else {}),
         "dataset": settings.dataset,
         "dataset_args": {k: _absolute(v, k in PATH_ARGS) for k, v in run.dataset_params.items() if v is not None},
         "model": _absolute(settings.model, os.path.isdir(settings.model)),
@@ -50,7 +51,9 @@ def describe(run, launch_command: list[str] | None = None) -> str:
             "model": _describe_model(run.model),
             "dataset": {"name": run.settings.dataset, **run.dataset_params},
             "rewards": [
-                {"name": r.__name__, "weight": r.weight, "params": r.params, "columns": r.columns} for r in run.rewards
+                {"name": r.__name__, "weight": r.weight, "params": r.params, "columns": r.columns,
+                 **({"schedule": run.schedules[r.__name__].describe()} if r.__name__ in run.schedules else {})}
+                for r in run.rewards
             ],
             "profile": {"name": run.profile.name, "reason": run.profile_reason},
             "settings": describe_settings(run.settings),

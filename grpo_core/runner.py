@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from grpo_core.config import default_config_file, file_layer, read_config_file
@@ -13,12 +15,13 @@ from grpo_core.settings import RunSettings, parse_grpo_fields, settings_from_lay
 PREFLIGHT_BUDGET_S = 2.5
 
 
-def settings_from_options(config_file=None, no_preflight=False, **flags) -> RunSettings:
+def settings_from_options(config_file=None, no_preflight=False, stage_layer=None, **flags) -> RunSettings:
     """Built-in default run < hardware profile < config file < flags, field by field (see settings.layer).
 
     The profile is picked when the run is resolved, so the default run's GRPOConfig values wait in
     ``base_grpo`` under it. The default run itself (no --config, --reward, --dataset or --model) keeps
     its values above the profile: they are tuned for the machine ``auto`` picks there, a CPU.
+    ``stage_layer`` (one stage of the file's ``stages:``) goes between the config file and the flags.
     """
     if no_preflight:
         flags["preflight"] = False
@@ -31,12 +34,16 @@ def settings_from_options(config_file=None, no_preflight=False, **flags) -> RunS
     default["base_grpo"].pop("output_dir", None)  # another run must not write into the default run's folder
     layers = [default]
     if config_file is not None:
-        layers.append(file_layer(read_config_file(config_file), config_file))
+        data = read_config_file(config_file)
+        data.pop("stages", None)  # read by grpo_core.stages, which passes each stage as stage_layer
+        layers.append(file_layer(data, config_file))
+    if stage_layer is not None:
+        layers.append(stage_layer)
     return settings_from_layers(*layers, top)
 
 
 def flag_layer(rewards=(), reward_args=(), dataset_args=(), overrides=(), max_steps=None, output_dir=None,
-               dry_run=None, num_processes=None, **values) -> dict:
+               dry_run=None, num_processes=None, reward_schedules=(), **values) -> dict:
     """The command-line flags as a settings layer: only what was given."""
     result = {key: value for key, value in values.items() if value is not None}
     names, weights, args = parse_reward_options(rewards, reward_args)
@@ -44,6 +51,10 @@ def flag_layer(rewards=(), reward_args=(), dataset_args=(), overrides=(), max_st
         result.update(rewards=names, weights=weights)
     if args:
         result["reward_args"] = args
+    if reward_schedules:
+        from grpo_core.schedules import parse_cli_schedules
+
+        result["reward_schedules"] = parse_cli_schedules(reward_schedules)
     if dataset_args:
         result["dataset_args"] = parse_key_values(dataset_args, "--dataset-arg")
     grpo = {key: text.strip() for key, text in parse_key_values(overrides, "--set").items()}
@@ -53,11 +64,15 @@ def flag_layer(rewards=(), reward_args=(), dataset_args=(), overrides=(), max_st
     return result
 
 
-def run_from_options(dry_run=False, num_processes=None, argv=(), **options) -> None:
+def run_from_options(dry_run=False, num_processes=None, argv=(), stage=None, **options) -> None:
     """Cheap checks first (names, values, paths, the output folder), then the dataset, preflight, and the model."""
-    from grpo_core import launch, training
+    from grpo_core import launch, stages, training
 
     log = lambda message: click.echo(message, err=True)
+    staged = stages.read_stages(options.get("config_file"), stage)
+    if staged is not None:  # a config file with stages: each stage a run in its own folder
+        stages.run_stages(staged, options, sys.modules[__name__], dry_run=dry_run, num_processes=num_processes, log=log, argv=argv)
+        return
     settings = settings_from_options(**options)
     launched = launch.is_launched()
     run = training.resolve(settings, log=log, load_dataset=False, num_processes=num_processes)
@@ -131,6 +146,11 @@ def _compare(run, n: int) -> None:
     click.echo(format_comparison(results), err=True)
     records = outputs.read_metrics(output_dir / outputs.METRICS_FILE)
     click.echo(outputs.format_summary(outputs.summarize(records, [r.__name__ for r in run.rewards])), err=True)
+
+
+def preflight(run) -> None:
+    """The quick property checks of the run's rewards on its dataset's rows; GrpoError when one fails."""
+    _preflight(run)
 
 
 def _preflight(run) -> None:

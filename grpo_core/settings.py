@@ -41,6 +41,9 @@ SETTINGS: tuple[Setting, ...] = (
             "--reward", "NAME[=WEIGHT]", multiple=True),
     Setting("reward_args", dict, {}, "Reward parameters, e.g. length.target=300 (file: {length: {target: 300}}).",
             "--reward-arg", "NAME.KEY=VALUE", multiple=True),
+    Setting("reward_schedules", dict, {}, "A reward weight that changes during training: linear, cosine, steps or "
+            "adaptive, e.g. math=adaptive or xml-format=linear:start=1,end=0.2 (file: {math: {kind: adaptive}}).",
+            "--reward-weight", "NAME=SCHEDULE", multiple=True),
     Setting("dataset", str, None, "Dataset name (see `grpo-run datasets`).", "--dataset"),
     Setting("dataset_args", dict, {}, "Dataset parameters, e.g. path=data.jsonl.", "--dataset-arg", "KEY=VALUE",
             multiple=True),
@@ -58,6 +61,8 @@ SETTINGS: tuple[Setting, ...] = (
             "(0: no comparison).", "--compare", "N"),
     Setting("config_file", str, None, "YAML file of GRPOConfig fields plus the keys of this table.", "--config",
             "FILE", kind="command"),
+    Setting("stage", str, None, "Run only this stage of a config file's `stages:` (in its folder under the output "
+            "folder).", "--stage", "NAME", kind="command"),
     Setting("max_steps", int, None, "Number of training steps (GRPOConfig.max_steps).", "--max-steps", kind="grpo"),
     Setting("output_dir", str, None, "Where checkpoints, metrics and the final model go (GRPOConfig.output_dir).",
             "--output-dir", kind="grpo"),
@@ -124,8 +129,8 @@ def layer(*layers: dict) -> dict:
     """Settings layers (lowest first) merged field by field into one; each layer holds only what it sets.
 
     A layer's ``dataset`` replaces the dataset and drops lower layers' ``dataset_args``; its ``rewards``
-    replace the rewards and keep lower layers' ``reward_args`` only for rewards still selected;
-    ``reward_args``, ``dataset_args`` and ``grpo`` merge key by key.
+    replace the rewards and keep lower layers' ``reward_args`` and ``reward_schedules`` only for rewards still
+    selected; ``reward_args``, ``reward_schedules``, ``dataset_args`` and ``grpo`` merge key by key.
     """
     result: dict = {}
     for top in layers:
@@ -135,13 +140,14 @@ def layer(*layers: dict) -> dict:
             result["weights"] = {}
             kept = set(top["rewards"])
             result["reward_args"] = {k: v for k, v in result.get("reward_args", {}).items() if k in kept}
+            result["reward_schedules"] = {k: v for k, v in result.get("reward_schedules", {}).items() if k in kept}
         for key, value in top.items():
             if key == "reward_args":
                 merged = {k: dict(v) for k, v in result.get(key, {}).items()}
                 for owner, values in value.items():
                     merged.setdefault(owner, {}).update(values)
                 result[key] = merged
-            elif key in ("dataset_args", "grpo", "base_grpo", "weights"):
+            elif key in ("dataset_args", "grpo", "base_grpo", "weights", "reward_schedules"):
                 result[key] = {**result.get(key, {}), **value}
             else:
                 result[key] = value

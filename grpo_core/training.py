@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from grpo_core.settings import RunSettings, grpo_config_fields, layer, parse_grpo_fields
@@ -13,6 +13,7 @@ from grpo_core.errors import UsageError
 from grpo_core.plugins import get_registry
 from grpo_core.rewards import load_rewards
 from grpo_core.run_record import run_config, write_run_config
+from grpo_core.schedules import build_schedules, constant_weights
 from grpo_core.rundir import (
     RUN_CONFIG,
     RunLock,
@@ -38,6 +39,8 @@ class ResolvedRun:
     profile_reason: str
     grpo: dict  # final GRPOConfig keyword arguments
     dataset_spec: object = None
+    schedules: dict = field(default_factory=dict)  # reward name -> schedules.Schedule of its weight
+    adapter: str | None = None  # a LoRA adapter folder to continue training (a stage after the first)
 
 
 def resolve(settings: RunSettings, log=print, load_dataset: bool = True, num_processes: int | None = None) -> ResolvedRun:
@@ -49,7 +52,9 @@ def resolve(settings: RunSettings, log=print, load_dataset: bool = True, num_pro
     if not settings.rewards:
         raise UsageError("no reward selected; add --reward NAME (installed: "
                          f"{', '.join(sorted(registry.items['rewards'])) or 'none'})")
-    rewards = load_rewards(settings.rewards, args=settings.reward_args, weights=settings.weights)
+    weights = {**settings.weights, **constant_weights(settings.reward_schedules, settings.rewards)}
+    rewards = load_rewards(settings.rewards, args=settings.reward_args, weights=weights)
+    schedules = build_schedules(settings.reward_schedules, rewards)
     registry.profile(settings.profile)  # the name only; a profile that picks looks at the hardware below
     if settings.dataset is None:
         raise UsageError("no dataset selected; add --dataset NAME (installed: "
@@ -71,7 +76,8 @@ def resolve(settings: RunSettings, log=print, load_dataset: bool = True, num_pro
         grpo.update(use_cpu=True, bf16=False, fp16=False)  # TRL defaults to bf16, which fails on a CPU
     check_grpo_config(grpo, process_count(profile, num_processes))
     log(f"profile: {profile.name} ({reason})")
-    run = ResolvedRun(settings, rewards, None, dataset_params, settings.model, profile, reason, grpo, dataset_spec)
+    run = ResolvedRun(settings, rewards, None, dataset_params, settings.model, profile, reason, grpo, dataset_spec,
+                      schedules)
     if load_dataset:
         load_data(run)
     return run
@@ -221,7 +227,7 @@ def build_trainer(run: ResolvedRun, progress: bool = True):
     from transformers.trainer_callback import ProgressCallback as TqdmCallback
     from trl import GRPOConfig, GRPOTrainer
 
-    from grpo_core import outputs
+    from grpo_core import outputs, schedules
 
     grpo = dict(run.grpo)
     if progress:
@@ -234,18 +240,24 @@ def build_trainer(run: ResolvedRun, progress: bool = True):
 
         peft_config = LoraConfig(**run.profile.lora)
     output_dir = Path(args.output_dir)
+    from grpo_core.adapters import starting_model  # a later stage may continue the stage before it's LoRA adapter
+
+    model, tokenizer, peft_config = starting_model(resolve_model(run.model), run.adapter, args, peft_config)
     # TRL loads the model once, from args.model_init_kwargs, and its tokenizer (setting a missing pad token).
     trainer = GRPOTrainer(
-        model=resolve_model(run.model),
+        model=model,
         reward_funcs=run.rewards,
         args=args,
         train_dataset=run.dataset,
+        processing_class=tokenizer,
         peft_config=peft_config,
     )
     # A dataset's own callbacks (a curriculum's level) go first, so what they log reaches metrics.jsonl.
     if run.dataset_spec is not None and run.dataset_spec.callbacks is not None:
         for callback in run.dataset_spec.callbacks(run.dataset, run.dataset_params):
             trainer.add_callback(callback)
+    if run.schedules:  # weights that change: set on TRL's reward_weights, logged as weights/<reward>
+        trainer.add_callback(schedules.weights_callback(trainer, run.rewards, run.schedules))
     trainer.add_callback(outputs.MonitorCallback(warn=lambda message: log_stderr(f"warning: {message}")))
     trainer.add_callback(outputs.MetricsCallback(output_dir / outputs.METRICS_FILE))
     every = max(1, (args.max_steps if args.max_steps > 0 else 100) // 10)

@@ -92,6 +92,7 @@ def test_config_examples_in_the_docs_resolve(tmp_path, monkeypatch):
     """Every YAML block in docs/ is a config file grpo-run accepts (names, fields, types)."""
     from grpo_core import training
     from grpo_core.runner import settings_from_options
+    from grpo_core.stages import read_stages
 
     monkeypatch.chdir(ROOT)
     blocks = [(path.name, block) for path in sorted(DOCS.glob("*.md"))
@@ -101,6 +102,7 @@ def test_config_examples_in_the_docs_resolve(tmp_path, monkeypatch):
         config = tmp_path / f"{index}.yaml"
         config.write_text(block)
         settings = settings_from_options(config_file=str(config))
+        read_stages(str(config))  # a stage list, when there is one, is well formed
         if settings.model is not None:
             settings.model = "tiny-random"
         run = training.resolve(settings, log=lambda message: None)

@@ -36,8 +36,9 @@ def gsm8k_file(tmp_path):
     return path
 
 
-def test_the_four_configs_are_there():
-    assert [p.name for p in CONFIGS] == ["cpu-demo.yaml", "gpu-lora.yaml", "gpu-vllm.yaml", "multi-gpu-zero3.yaml"]
+def test_the_example_configs_are_there():
+    assert [p.name for p in CONFIGS] == ["cpu-demo.yaml", "gpu-lora.yaml", "gpu-vllm.yaml", "multi-gpu-zero3.yaml",
+                                         "two-stage.yaml"]
 
 
 def test_cpu_demo_is_the_default_run_written_out():
@@ -85,10 +86,35 @@ def test_config_dry_run(config, gsm8k_file):
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output
     described = json.loads(result.stdout)
+    if "stages" in described:  # a staged run: the first stage starts from the model given, each next from the last
+        first, *later = described["stages"]
+        assert first["model"]["name"] == "tiny-random"
+        for before, stage in zip(described["stages"], later):
+            assert stage["model"]["name"] == str(Path(before["folder"]) / "final")
+        described = first
     assert described["model"]["name"] == "tiny-random"
     assert described["dataset"]["name"] == settings_from_options(config_file=str(config)).dataset
     if "multi-gpu" in config.stem:
         assert described["launch"] and "accelerate.commands.launch" in described["launch"]
+
+
+@pytest.mark.slow
+def test_two_stage_example_trains_with_the_tiny_model(tmp_path):
+    """The staged recipe, two steps a stage: format first, then math and format with their weights scheduled."""
+    out = tmp_path / "out"
+    result = subprocess.run(
+        [sys.executable, "-m", "grpo_core", "--config", str(EXAMPLES / "configs" / "two-stage.yaml"), "--model",
+         "tiny-random", "--max-steps", "2", "--output-dir", str(out)],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stderr.index("stage 'correctness': preflight") < result.stderr.index("stage 'format' (1 of 2)")
+    records = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    records = [r for r in records if "reward" in r]
+    assert [(r["step"], r["stage"]) for r in records] == [(1, "format"), (2, "format"), (3, "correctness"),
+                                                          (4, "correctness")]
+    assert [r["weights/xml-format"] for r in records[2:]] == [0.5, 0.1]  # linear from 0.5 to 0.1 over the stage
+    assert (out / "correctness" / "final" / "config.json").exists() and (out / "reward_curve.png").exists()
 
 
 @pytest.mark.slow

@@ -1,0 +1,325 @@
+"""Reward weights that change during training: a schedule by step (linear, cosine, steps) or adaptive on the
+reward's rolling success rate, applied to TRL's ``reward_weights`` by a trainer callback.
+
+A config file spells them ``reward_schedules: {math: {kind: adaptive, window: 32}, ...}``; the command line
+``--reward-weight math=adaptive``, ``--reward-weight xml-format=linear:start=1,end=0.2`` or
+``--reward-weight length=steps:0=1,20=0.3`` (or a YAML mapping,
+``--reward-weight 'math={kind: adaptive, low: 0.2}'``). Steps count from 0 within the stage being trained.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from grpo_core.errors import UsageError
+
+# Each kind's fields: None marks a field that must be given; other values are the defaults.
+KINDS: dict[str, dict] = {
+    "linear": {"start": None, "end": None, "steps": 0},
+    "cosine": {"start": None, "end": None, "steps": 0},
+    "steps": {"weights": None},
+    "adaptive": {"window": 32, "low": 0.3, "high": 0.8, "raise_to": None, "lower_to": None, "success": None},
+}
+# Adaptive defaults relative to the reward's own weight: twice it while failing, half of it once learned.
+RAISE_FACTOR, LOWER_FACTOR = 2.0, 0.5
+
+
+@dataclass
+class Schedule:
+    """One reward's weight over a stage: ``weight(step, total)`` for the step about to be trained.
+
+    ``observe(scores)`` sees each generation batch's scores of the reward (adaptive kinds use them);
+    ``state()``/``restore()`` carry what the weight depends on through a checkpoint.
+    """
+
+    reward: str
+    kind: str
+    fields: dict
+    base: float = 1.0  # the reward's own weight
+    current: float = 0.0
+    outcomes: list = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.current = self.base  # an adaptive weight starts at the reward's own
+
+    def weight(self, step: int, total: int) -> float:
+        if self.kind in ("linear", "cosine"):
+            start, end = self.fields["start"], self.fields["end"]
+            span = (self.fields["steps"] or total) - 1
+            progress = min(1.0, max(0, step) / span) if span > 0 else float(step > 0)
+            if self.kind == "cosine":
+                progress = (1 - math.cos(math.pi * progress)) / 2
+            return start * (1 - progress) + end * progress  # exactly ``end`` once the ramp is over
+        if self.kind == "steps":
+            due = [weight for at, weight in self.fields["weights"] if at <= step]
+            return due[-1] if due else self.base
+        return self.current
+
+    def observe(self, scores) -> None:
+        """Adaptive: record which scores count as a success and move the weight when the rate crosses a threshold."""
+        if self.kind != "adaptive":
+            return
+        threshold = self.fields["success"]
+        for score in scores:
+            if score is not None and math.isfinite(score):
+                self.outcomes.append(1 if score >= threshold - 1e-9 else 0)
+        del self.outcomes[:-self.fields["window"]]
+        if self.outcomes:
+            rate = sum(self.outcomes) / len(self.outcomes)
+            if rate < self.fields["low"]:
+                self.current = self.fields["raise_to"]
+            elif rate > self.fields["high"]:
+                self.current = self.fields["lower_to"]
+
+    def success_rate(self) -> float | None:
+        return sum(self.outcomes) / len(self.outcomes) if self.outcomes else None
+
+    def state(self) -> dict:
+        return {"current": self.current, "outcomes": list(self.outcomes)}
+
+    def restore(self, state: dict) -> None:
+        if self.kind == "adaptive" and state:
+            self.current = float(state.get("current", self.current))
+            self.outcomes = [int(bool(o)) for o in state.get("outcomes", [])][-self.fields["window"]:]
+
+    def describe(self) -> dict:
+        fields = dict(self.fields)
+        if self.kind == "steps":
+            fields["weights"] = {at: weight for at, weight in fields["weights"]}
+        return {"kind": self.kind, **fields}
+
+
+def parse_cli_schedule(text: str, name: str):
+    """``--reward-weight NAME=SCHEDULE``'s SCHEDULE: a number, ``KIND``, ``KIND:key=value,...`` or a YAML mapping."""
+    text = text.strip()
+    if text.startswith("{"):
+        import yaml
+
+        try:
+            return yaml.safe_load(text)
+        except yaml.YAMLError:
+            raise UsageError(f"--reward-weight {name}={text} is not a YAML mapping; write it like "
+                             f"'{name}={{kind: adaptive, window: 32}}'") from None
+    kind, _, rest = text.partition(":")
+    if not rest:
+        try:
+            return float(kind)
+        except ValueError:
+            pass
+    values: dict = {"kind": kind.strip()}
+    for item in filter(None, (part.strip() for part in rest.split(","))):
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"--reward-weight {name}={text}: '{item}' is not KEY=VALUE; write it like "
+                             f"{name}=linear:start=1,end=0.2")
+        if values["kind"] == "steps" and key.strip().isdigit():  # steps:0=1,20=0.3 -> {weights: {0: 1, 20: 0.3}}
+            values.setdefault("weights", {})[int(key)] = _number_or_text(value.strip())
+        else:
+            values[key.strip()] = _number_or_text(value.strip())
+    return values
+
+
+def _number_or_text(value: str):
+    try:
+        return int(value)
+    except ValueError:
+        try:
+            return float(value)
+        except ValueError:
+            return value
+
+
+def parse_cli_schedules(items) -> dict:
+    """The repeated ``--reward-weight NAME=SCHEDULE`` options as a ``reward_schedules`` mapping."""
+    result = {}
+    for item in items or ():
+        name, sep, text = item.partition("=")
+        if not sep or not name.strip() or not text.strip():
+            raise UsageError(f"--reward-weight '{item}' is not of the form NAME=SCHEDULE; write it like "
+                             "--reward-weight math=adaptive or --reward-weight xml-format=linear:start=1,end=0.2")
+        result[name.strip()] = parse_cli_schedule(text, name.strip())
+    return result
+
+
+def constant_weights(declared: dict, selected) -> dict[str, float]:
+    """The plain numbers among ``reward_schedules`` (``--reward-weight math=2``) of selected rewards: fixed weights."""
+    return {name: value for name, value in (declared or {}).items()
+            if name in selected and isinstance(value, (int, float)) and not isinstance(value, bool)}
+
+
+def build_schedules(declared: dict, rewards, where: str = "reward_schedules") -> dict[str, Schedule]:
+    """The ``reward_schedules`` mapping checked against the selected rewards: reward name -> Schedule."""
+    by_name = {r.__name__: r for r in rewards}
+    schedules = {}
+    for name, value in (declared or {}).items():
+        if name not in by_name:
+            raise UsageError(f"{where} gives a schedule for reward '{name}', which is not selected here (selected: "
+                             f"{', '.join(by_name) or 'none'}); add it to the rewards or remove its schedule")
+        reward = by_name[name]
+        schedule = parse_schedule(value, name, float(reward.weight), reward.spec.bounds, where)
+        if schedule is not None:
+            schedules[name] = schedule
+    return schedules
+
+
+def parse_schedule(value, name: str, base: float, bounds=(0.0, 1.0), where: str = "reward_schedules"):
+    """One reward's schedule from its declared value (a number is a constant weight: no schedule)."""
+    where = f"{where} of '{name}'"
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        _weight(value, "weight", where)
+        return None
+    if isinstance(value, str):
+        value = {"kind": value}
+    if not isinstance(value, dict):
+        raise UsageError(f"{where} must be a mapping like {{kind: linear, start: 1.0, end: 0.2}}, got {value!r}")
+    value = dict(value)
+    kind = value.pop("kind", None)
+    if kind not in KINDS:
+        raise UsageError(f"{where}: unknown kind {kind!r}; use one of {', '.join(KINDS)}")
+    expected = KINDS[kind]
+    unknown = sorted(set(map(str, value)) - set(expected))
+    if unknown:
+        raise UsageError(f"{where}: '{unknown[0]}' is not a field of kind {kind}; its fields are "
+                         f"{', '.join(expected)}")
+    missing = [key for key, default in expected.items() if default is None and key not in value
+               and not (kind == "adaptive")]
+    if missing:
+        raise UsageError(f"{where}: kind {kind} needs '{missing[0]}'; give it like "
+                         f"{{kind: {kind}, {', '.join(f'{k}: ...' for k in expected if expected[k] is None)}}}")
+    fields = {**expected, **value}
+    if kind in ("linear", "cosine"):
+        fields["start"], fields["end"] = _weight(fields["start"], "start", where), _weight(fields["end"], "end", where)
+        fields["steps"] = _count(fields["steps"], "steps", where, minimum=0)
+    elif kind == "steps":
+        fields["weights"] = _step_weights(fields["weights"], where)
+    else:
+        fields["window"] = _count(fields["window"], "window", where, minimum=1)
+        for key in ("low", "high"):
+            fields[key] = _fraction(fields[key], key, where)
+        if fields["low"] > fields["high"]:
+            raise UsageError(f"{where}: low={fields['low']:g} is above high={fields['high']:g}; the weight rises "
+                             "below low and falls above high, so make low <= high")
+        fields["raise_to"] = _weight(base * RAISE_FACTOR if fields["raise_to"] is None else fields["raise_to"],
+                                     "raise_to", where)
+        fields["lower_to"] = _weight(base * LOWER_FACTOR if fields["lower_to"] is None else fields["lower_to"],
+                                     "lower_to", where)
+        success = bounds[1] if fields["success"] is None else fields["success"]
+        fields["success"] = _number(success, "success", where)
+    return Schedule(name, kind, fields, base)
+
+
+def _number(value, key: str, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise UsageError(f"{where}: '{key}' must be a number, got {value!r}")
+    return float(value)
+
+
+def _weight(value, key: str, where: str) -> float:
+    number = _number(value, key, where)
+    if number < 0:
+        raise UsageError(f"{where}: '{key}' is {value!r}; a weight must be >= 0")
+    return number
+
+
+def _fraction(value, key: str, where: str) -> float:
+    number = _number(value, key, where)
+    if not 0 <= number <= 1:
+        raise UsageError(f"{where}: '{key}' is {value!r}; it is a success rate, between 0 and 1")
+    return number
+
+
+def _count(value, key: str, where: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise UsageError(f"{where}: '{key}' must be a whole number >= {minimum}, got {value!r}")
+    return value
+
+
+def _step_weights(value, where: str) -> list[tuple[int, float]]:
+    if not isinstance(value, dict) or not value:
+        raise UsageError(f"{where}: 'weights' must map a step to the weight from that step on, like "
+                         f"{{0: 1.0, 20: 0.3}}, got {value!r}")
+    pairs = []
+    for at, weight in value.items():
+        try:
+            step = int(at)
+        except (TypeError, ValueError):
+            raise UsageError(f"{where}: step {at!r} in 'weights' is not a whole number") from None
+        if step < 0:
+            raise UsageError(f"{where}: step {at!r} in 'weights' is negative; steps count from 0")
+        pairs.append((step, _weight(weight, f"weights[{at}]", where)))
+    return sorted(pairs)
+
+
+def weights_callback(trainer, rewards, schedules: dict[str, Schedule]):
+    """The trainer callback that sets ``trainer.reward_weights`` before each step, logs ``weights/<reward>`` and
+    stores the schedules' state with each checkpoint (as a curriculum stores its level)."""
+    from transformers import TrainerCallback
+    from transformers.trainer_callback import ExportableState
+
+    names = [r.__name__ for r in rewards]
+    if any(s.kind == "adaptive" for s in schedules.values()):
+        _observe_scores(trainer, names, schedules)
+
+    class RewardWeightsCallback(TrainerCallback, ExportableState):
+        """Moves TRL's ``reward_weights`` along each reward's schedule; the reward functions are untouched."""
+
+        def __init__(self) -> None:
+            self.weights = [float(r.weight) for r in rewards]
+
+        def state(self) -> dict:
+            return {"args": {}, "attributes": {"schedules": {n: s.state() for n, s in schedules.items()}}}
+
+        def on_train_begin(self, args, state, control, **kwargs):
+            stored = (state.stateful_callbacks or {}).get(type(self).__name__)
+            if isinstance(stored, list):
+                stored = stored[0] if stored else None
+            for name, saved in ((stored or {}).get("attributes", {}).get("schedules") or {}).items():
+                if name in schedules:  # resuming: continue with the checkpoint's weights
+                    schedules[name].restore(saved)
+            self._apply(state)
+
+        def on_step_begin(self, args, state, control, **kwargs):
+            self._apply(state)
+
+        def _apply(self, state) -> None:
+            import torch
+
+            for i, name in enumerate(names):
+                if name in schedules:
+                    self.weights[i] = float(schedules[name].weight(state.global_step, state.max_steps))
+            trainer.reward_weights = torch.tensor(self.weights, dtype=torch.float32)
+
+        def on_log(self, args, state, control, logs=None, **kwargs):
+            if logs is None or "reward" not in logs:
+                return
+            for name, weight in zip(names, self.weights):
+                logs[f"weights/{name}"] = weight
+            for name, schedule in schedules.items():
+                if schedule.kind == "adaptive" and schedule.success_rate() is not None:
+                    logs[f"weights/{name}/success_rate"] = schedule.success_rate()
+
+    return RewardWeightsCallback()
+
+
+def _observe_scores(trainer, names: list[str], schedules: dict[str, Schedule]) -> None:
+    """Show each generation batch's scores, gathered over all processes, to the adaptive schedules.
+
+    TRL computes them in ``_calculate_rewards`` (one column per reward, every process the same), so every
+    process moves its weights identically.
+    """
+    calculate = getattr(trainer, "_calculate_rewards", None)
+    if calculate is None:
+        raise UsageError("adaptive reward weights need TRL's GRPOTrainer._calculate_rewards, which this TRL version "
+                         "lacks; use a linear, cosine or steps schedule, or the TRL version grpo-core requires")
+
+    def calculate_and_observe(*args, **kwargs):
+        rewards_per_func = calculate(*args, **kwargs)
+        if trainer.model.training:
+            table = rewards_per_func.detach().float().cpu().tolist()
+            for i, name in enumerate(names):
+                if name in schedules:
+                    schedules[name].observe([row[i] for row in table])
+        return rewards_per_func
+
+    trainer._calculate_rewards = calculate_and_observe

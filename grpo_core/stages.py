@@ -1,0 +1,284 @@
+"""Multi-stage runs: a config file's ``stages:`` list, each stage a run in its own folder under the output folder,
+starting from the model the stage before it ended with.
+
+A stage is ``{name: format, rewards: [...], max_steps: N, ...}``: whatever it names (rewards and their weights,
+parameters and schedules, dataset, steps or epochs, GRPOConfig fields) changes; everything else comes from the
+top level of the file and the command line. ``OUTPUT/stages.json`` records the stages that finished.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from grpo_core.errors import UsageError
+from grpo_core.stage_outputs import STATE_FILE, read_state, write_state
+
+# Settings of the whole run, set at the top of the file (or on the command line), never inside a stage.
+RUN_WIDE = ("model", "profile", "output_dir", "compare", "resume", "preflight", "stages")
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+RESERVED = ("final", "merged", "completions")
+
+
+@dataclass
+class Stage:
+    name: str
+    layer: dict  # the stage's settings layer, between the config file's top level and the flags
+    run: object = None  # its training.ResolvedRun
+    starts_from: str = ""  # what its model is, in words
+
+
+@dataclass
+class Staged:
+    config_file: str
+    stages: list
+    only: str | None  # --stage NAME
+    compare: bool = False  # the file asks for the held-out comparison
+
+
+def read_stages(config_file: str | None, only: str | None = None) -> Staged | None:
+    """The config file's stages, checked (None for a file without ``stages:``); UsageError for a bad stage list."""
+    from grpo_core.config import file_layer, read_config_file
+
+    data = read_config_file(config_file) if config_file is not None else {}
+    declared = data.get("stages")
+    if declared is None:
+        if only is not None:
+            where = f"config file '{config_file}' has no stages: list" if config_file else "no --config file is given"
+            raise UsageError(f"--stage {only}: {where}; give --config FILE whose stages: list names that stage")
+        return None
+    where = f"config file '{config_file}'"
+    if not isinstance(declared, list) or not declared:
+        raise UsageError(f"{where}: 'stages' must be a list of stages like [{{name: format, max_steps: 20}}, ...], "
+                         f"got {declared!r}")
+    stages, seen = [], set()
+    for number, entry in enumerate(declared, start=1):
+        if not isinstance(entry, dict):
+            raise UsageError(f"{where}: stage {number} must be a mapping like {{name: format, max_steps: 20}}, "
+                             f"got {entry!r}")
+        entry = dict(entry)
+        name = entry.pop("name", None)
+        if not isinstance(name, str) or not NAME.fullmatch(name) or name in RESERVED:
+            shown = "has no name" if name is None else f"has the name {name!r}, which cannot name its folder"
+            raise UsageError(f"{where}: stage {number} {shown}; give it name: WORD (letters, digits, - _ .; not "
+                             f"{', '.join(RESERVED)})")
+        if name in seen:
+            raise UsageError(f"{where}: two stages are named '{name}'; give each stage its own name")
+        seen.add(name)
+        fixed = [key for key in RUN_WIDE if key in entry]
+        if fixed:
+            raise UsageError(f"{where}, stage '{name}': '{fixed[0]}' is the same for every stage; set it at the top "
+                             "level of the file")
+        if "num_train_epochs" in entry and "max_steps" not in entry:
+            entry["max_steps"] = -1  # the stage counts epochs, whatever the top level's max_steps
+        stages.append(Stage(name, file_layer(entry, f"{config_file}', stage '{name}")))
+    if only is not None and only not in seen:
+        raise UsageError(f"--stage '{only}' is not a stage of {where}; its stages: {', '.join(s.name for s in stages)}")
+    _check_top_schedules(data, stages, where)
+    return Staged(config_file, stages, only, bool(data.get("compare")))
+
+
+def _check_top_schedules(data: dict, stages: list, where: str) -> None:
+    top = data.get("reward_schedules") or {}
+    rewards = [str(r).partition("=")[0].strip() for r in (data.get("rewards") or [])]
+    for stage in stages:
+        rewards += stage.layer.get("rewards", [])
+    for name in top if isinstance(top, dict) else ():
+        if name not in rewards:
+            raise UsageError(f"{where}: reward_schedules gives a schedule for reward '{name}', which no stage "
+                             f"selects ({', '.join(dict.fromkeys(rewards)) or 'none'}); add it to a stage's rewards "
+                             "or remove its schedule")
+
+
+def resolve_stages(staged: Staged, options: dict, settings_from_options, num_processes=None, log=print,
+                   dry_run: bool = False) -> Path:
+    """Resolve every stage (nothing loaded); each stage's model is the one the stage before it ends with.
+
+    ``settings_from_options(**options, stage_layer=...)`` layers a stage's settings (``runner``'s).
+    """
+    from grpo_core import training
+
+    options = dict(options)
+    top = settings_from_options(**options)
+    root = Path(top.grpo.get("output_dir") or training.DEFAULT_OUTPUT_DIR).absolute()
+    if staged.compare or options.get("compare"):  # the built-in default run's comparison is not asked for here
+        raise UsageError("compare is not run after a staged run; remove it and compare with grpo-run sample --model "
+                         f"BASE --model {root}/{staged.stages[-1].name}/final")
+    given_model = options.get("model")
+    previous = None
+    for stage in staged.stages:
+        settings = settings_from_options(**options, stage_layer=stage.layer)
+        settings.compare = 0
+        settings.grpo["output_dir"] = str(root / stage.name)
+        adapter = None
+        stage.starts_from = f"model {settings.model}"
+        if previous is not None and not (staged.only == stage.name and given_model and not _finished(root, previous)):
+            final = root / previous.name / "final"
+            stage.starts_from = f"the final model of stage '{previous.name}' ({final})"
+            if training.pick_profile(settings.profile)[0].lora:
+                adapter = str(final)  # the LoRA adapter carries over onto the same base model
+            else:
+                settings.model = str(final)
+            if staged.only == stage.name and not dry_run and not _finished(root, previous):
+                raise UsageError(f"--stage {stage.name} starts from the final model of stage '{previous.name}', which "
+                                 f"is not in {root / previous.name} yet; run that stage first, or give --model")
+        try:
+            stage.run = training.resolve(settings, log=lambda message: None, load_dataset=False,
+                                         num_processes=num_processes)
+        except UsageError as error:
+            raise UsageError(f"stage '{stage.name}': {error}") from None
+        stage.run.adapter = adapter
+        if stage.run.profile.launcher or (num_processes or 1) > 1:
+            raise UsageError("a staged run trains in one process, and this one would launch several; pick a "
+                             "single-process profile with --profile, or run each stage with --stage")
+        previous = stage
+    log(f"profile: {staged.stages[0].run.profile.name} ({staged.stages[0].run.profile_reason})")
+    return root
+
+
+def describe_stages(staged: Staged, root: Path) -> str:
+    """``--dry-run`` of a staged run: every stage resolved, in order."""
+    from grpo_core.run_record import describe
+
+    shown = [{"name": s.name, "folder": str(root / s.name), "starts_from": s.starts_from,
+              **({"adapter": s.run.adapter} if s.run.adapter else {}), **json.loads(describe(s.run))}
+             for s in _selected(staged)]
+    return json.dumps({"output_dir": str(root), "stages": shown}, indent=2, default=str)
+
+
+def _selected(staged: Staged) -> list:
+    return [s for s in staged.stages if staged.only in (None, s.name)]
+
+
+def _finished(root: Path, stage: Stage) -> bool:
+    return stage.name in read_state(root) and (root / stage.name / "final").is_dir()
+
+
+def run_stages(staged: Staged, options: dict, runner, dry_run=False, num_processes=None, log=print, argv=()) -> None:
+    """Run the stages in order (or ``--stage`` alone): every stage checked, its data read and preflighted first.
+
+    ``runner`` gives ``settings_from_options`` and ``preflight`` (grpo_core.runner's).
+    """
+    import click
+
+    root = resolve_stages(staged, options, runner.settings_from_options, num_processes, log, dry_run)
+    if dry_run:
+        click.echo(describe_stages(staged, root))
+        return
+    from grpo_core.rundir import RunLock
+
+    lock = RunLock(root).acquire()
+    try:
+        todo = _check_outputs(staged, root, options)
+        _prepare(staged, todo, root, options, runner.preflight, log)
+        for stage in todo:
+            _train_stage(staged, stage, root, log, argv)
+    finally:
+        lock.release()
+    log(f"stages done: {', '.join(s.name for s in todo) or 'none left to train'}; metrics in "
+        f"{root / 'metrics.jsonl'}, reward curve in {root / 'reward_curve.png'}")
+
+
+def _check_outputs(staged: Staged, root: Path, options: dict) -> list:
+    """The stages to train, after checking the output folder holds what --resume / --overwrite expect."""
+    from grpo_core import training
+    from grpo_core.rundir import checkpoints, owned_outputs
+
+    # ``resume`` may come from the file's top level too; a stage cannot set it
+    resume, overwrite = bool(staged.stages[0].run.settings.resume), bool(options.get("overwrite"))
+    if resume and overwrite:
+        raise UsageError("--resume and --overwrite contradict each other; continue the run with --resume, "
+                         "or start over with --overwrite")
+    selected = _selected(staged)
+    finished = read_state(root) if not overwrite else {}
+    foreign = _foreign_outputs(staged, root)
+    if foreign and not overwrite:
+        raise UsageError(f"output folder '{root}' holds another run's outputs ({', '.join(foreign[:4])}); replace "
+                         "them with --overwrite, or pick another --output-dir")
+    used = [s.name for s in selected if owned_outputs(root / s.name)]
+    if not resume and used and not overwrite:
+        raise UsageError(f"output folder '{root}' holds outputs of stage(s) {', '.join(used)}; continue with "
+                         "--resume, replace them with --overwrite, or pick another --output-dir")
+    if resume and not used:
+        raise UsageError(f"--resume: no stage has started in '{root}'; start without --resume")
+    todo = [s for s in selected if not (resume and s.name in finished)]
+    for stage in todo:
+        folder = root / stage.name
+        stage.run.settings.resume = resume and bool(checkpoints(folder))
+        stage.run.settings.overwrite = overwrite or (resume and not stage.run.settings.resume)
+        if stage.run.settings.resume:
+            training.check_outputs(stage.run)
+    return todo
+
+
+def _foreign_outputs(staged: Staged, root: Path) -> list[str]:
+    """What another (one-stage) run wrote into ``root``; a staged run's own are its metrics and plot there."""
+    from grpo_core.rundir import owned_outputs
+
+    found = owned_outputs(root)
+    if (root / STATE_FILE).is_file() or any(owned_outputs(root / s.name) for s in staged.stages):
+        return [name for name in found if name not in ("metrics.jsonl", "reward_curve.png")]
+    return found
+
+
+def _prepare(staged: Staged, todo: list, root: Path, options: dict, preflight, log) -> None:
+    """Before the first stage trains: the first model is there, and every stage's data and rewards pass the checks."""
+    from grpo_core import training
+    from grpo_core.rundir import remove_owned
+
+    if todo:
+        training.check_model_available(todo[0].run.model)
+    for stage in todo:
+        training.load_data(stage.run)
+        if stage.run.settings.preflight:
+            log(f"stage '{stage.name}': preflight checks of {', '.join(r.__name__ for r in stage.run.rewards)}")
+            preflight(stage.run)
+    if options.get("overwrite"):
+        removed = [f"{s.name}/{name}" for s in todo for name in remove_owned(root / s.name)]
+        for name in _foreign_outputs(staged, root):
+            path = root / name
+            if path.is_dir():
+                shutil.rmtree(path)
+            else:
+                path.unlink()
+            removed.append(name)
+        finished = read_state(root)
+        if any(s.name in finished for s in todo):
+            write_state(root, {name: steps for name, steps in finished.items() if name not in {s.name for s in todo}})
+            removed.append(STATE_FILE)
+        if removed:
+            log(f"--overwrite: replaced the earlier run's {', '.join(removed)} in {root}")
+        for stage in todo:
+            stage.run.settings.overwrite = False
+
+
+def _train_stage(staged: Staged, stage: Stage, root: Path, log, argv) -> None:
+    from grpo_core import outputs, training
+    from grpo_core.stage_outputs import merge_stage_metrics
+
+    log(f"stage '{stage.name}' ({staged.stages.index(stage) + 1} of {len(staged.stages)}): starts from "
+        f"{stage.starts_from}; outputs in {root / stage.name}")
+    interrupted_at = []
+
+    def stage_log(message: str) -> None:
+        if message.startswith("interrupted at step"):
+            interrupted_at.append(message)
+            return
+        log(message)
+
+    trainer = training.train(stage.run, log=stage_log)
+    if trainer.is_world_process_zero():
+        merge_stage_metrics(root, staged.stages)
+    if outputs.interrupted(trainer):
+        command = [a for a in argv if a not in ("--overwrite", "--resume")] + ["--resume"]
+        log(f"stage '{stage.name}' interrupted at step {trainer.state.global_step}; checkpoint saved in "
+            f"{root / stage.name}. Resume with: grpo-run {shlex.join(command)}")
+        raise SystemExit(130)
+    finished = read_state(root)
+    finished[stage.name] = {"steps": int(trainer.state.global_step)}
+    write_state(root, finished)
+    merge_stage_metrics(root, staged.stages)
