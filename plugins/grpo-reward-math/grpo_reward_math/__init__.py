@@ -118,7 +118,8 @@ ARITHMETIC = DatasetSpec(
         Param("seed", 0, int, "generator seed: the same seed gives the same questions"),
         Param("difficulty", "easy", str, "easy: one + or - up to 20; medium: + - x / up to 100; hard: multi-step", DIFFICULTIES),
         Param("system_prompt", ARITHMETIC_SYSTEM_PROMPT, str, "system message put before each question"),
-        Param("few_shot", 2, int, "worked examples put before each question as earlier chat turns", minimum=0, maximum=32),
+        Param("few_shot", 2, int, "solved examples put before each question as earlier chat turns", minimum=0, maximum=32),
+        Param("worked", False, bool, "the examples write the calculation (15 + 4 = 19) on a line before the tagged answer"),
     ),
 )
 

@@ -78,12 +78,14 @@ def load_gsm8k(split="train", config="main", size=None, seed=0, shuffle=False, s
 
 
 def load_arithmetic(split="train", size=1000, seed=0, difficulty="easy", system_prompt=ARITHMETIC_SYSTEM_PROMPT,
-                    few_shot=2):
+                    few_shot=2, worked=False):
     """Generated arithmetic questions with exact integer answers; the same arguments give the same rows.
 
     ``few_shot`` worked examples go before each question as earlier chat turns (the user asks,
     the assistant answers ``<answer>N</answer>``): a small model copies a format it has seen
-    itself answer far more often than one it was only told about.
+    itself answer far more often than one it was only told about. With ``worked`` the examples
+    write the calculation first (``15 + 4 = 19`` on its own line, then ``<answer>19</answer>``);
+    SmolLM2-135M-Instruct answers twice as many easy questions right when it copies that form.
 
     ``easy``: one + or - on numbers up to 20 with a non-negative result. ``medium``: one of + - x /
     on numbers up to 100 (x and / up to 12 x 12, division exact), half of them as word problems.
@@ -103,16 +105,17 @@ def load_arithmetic(split="train", size=1000, seed=0, difficulty="easy", system_
     shots_rng = random.Random(f"arithmetic:shots:{difficulty}")  # fixed examples, apart from the questions
     shots = []
     for _ in range(few_shot):
-        question, value = make(shots_rng)
+        question, value, work = make(shots_rng)
         while question_split(question) != "train":  # the examples are in every prompt, so never a test question
-            question, value = make(shots_rng)
-        shots += [{"role": "user", "content": question}, {"role": "assistant", "content": f"<answer>{value}</answer>"}]
+            question, value, work = make(shots_rng)
+        answer = f"{work}\n<answer>{value}</answer>" if worked else f"<answer>{value}</answer>"
+        shots += [{"role": "user", "content": question}, {"role": "assistant", "content": answer}]
     rng = random.Random(f"arithmetic:{split}:{seed}")
     rows = []
     for _ in range(size):
-        question, value = make(rng)
+        question, value, _ = make(rng)
         while question_split(question) != split:  # easy questions repeat, so each text belongs to one split
-            question, value = make(rng)
+            question, value, _ = make(rng)
         chat = messages(system_prompt, question)
         rows.append({"prompt": chat[:-1] + shots + chat[-1:], "answer": str(value)})
     return Dataset.from_list(rows)
@@ -128,12 +131,13 @@ _NAMES = (("Ana", "She"), ("Ben", "He"), ("Chen", "He"), ("Dara", "She"), ("Eli"
 _ITEMS = ("apples", "marbles", "stickers", "books", "pencils", "cookies", "stamps", "shells")
 
 
-def _easy(rng: random.Random) -> tuple[str, int]:
+# Each generator returns (question, answer, the worked calculation shown in few-shot examples).
+def _easy(rng: random.Random) -> tuple[str, int, str]:
     a, b = rng.randint(1, 20), rng.randint(1, 20)
     if rng.random() < 0.5:
-        return f"What is {a} + {b}?", a + b
+        return f"What is {a} + {b}?", a + b, f"{a} + {b} = {a + b}"
     a, b = max(a, b), min(a, b)
-    return f"What is {a} - {b}?", a - b
+    return f"What is {a} - {b}?", a - b, f"{a} - {b} = {a - b}"
 
 
 def _one_step(rng: random.Random) -> tuple[str, str, int, int, int]:
@@ -152,10 +156,11 @@ def _one_step(rng: random.Random) -> tuple[str, str, int, int, int]:
     return operation, "÷", b * quotient, b, quotient
 
 
-def _medium(rng: random.Random) -> tuple[str, int]:
+def _medium(rng: random.Random) -> tuple[str, int, str]:
     operation, symbol, a, b, result = _one_step(rng)
+    work = f"{a} {symbol} {b} = {result}"
     if rng.random() < 0.5:
-        return f"What is {a} {symbol} {b}?", result
+        return f"What is {a} {symbol} {b}?", result, work
     name, pronoun = rng.choice(_NAMES)
     items = rng.choice(_ITEMS)
     stories = {
@@ -164,27 +169,27 @@ def _medium(rng: random.Random) -> tuple[str, int]:
         "*": f"{name} buys {a} boxes with {b} {items} in each box. How many {items} does {name} buy?",
         "/": f"{name} shares {a} {items} equally among {b} friends. How many {items} does each friend get?",
     }
-    return stories[operation], result
+    return stories[operation], result, work
 
 
-def _hard(rng: random.Random) -> tuple[str, int]:
+def _hard(rng: random.Random) -> tuple[str, int, str]:
     name, pronoun = rng.choice(_NAMES)
     items = rng.choice(_ITEMS)
     kind = rng.randrange(8)
     if kind == 0:
         a, b, c = rng.randint(2, 50), rng.randint(2, 50), rng.randint(2, 9)
-        return f"What is ({a} + {b}) × {c}?", (a + b) * c
+        return f"What is ({a} + {b}) × {c}?", (a + b) * c, f"({a} + {b}) × {c} = {a + b} × {c} = {(a + b) * c}"
     if kind == 1:
         a, b = rng.randint(2, 12), rng.randint(2, 12)
         c = rng.randint(1, a * b)
-        return f"What is {a} × {b} - {c}?", a * b - c
+        return f"What is {a} × {b} - {c}?", a * b - c, f"{a} × {b} - {c} = {a * b} - {c} = {a * b - c}"
     if kind == 2:
         b, quotient, c = rng.randint(2, 12), rng.randint(1, 12), rng.randint(1, 50)
-        return f"What is {b * quotient} ÷ {b} + {c}?", quotient + c
+        return f"What is {b * quotient} ÷ {b} + {c}?", quotient + c, f"{b * quotient} ÷ {b} + {c} = {quotient} + {c} = {quotient + c}"
     if kind == 3:
         a, b, c = rng.randint(1, 100), rng.randint(1, 100), rng.randint(1, 100)
         d = rng.randint(1, a + b + c)
-        return f"What is {a} + {b} + {c} - {d}?", a + b + c - d
+        return f"What is {a} + {b} + {c} - {d}?", a + b + c - d, f"{a} + {b} + {c} - {d} = {a + b + c} - {d} = {a + b + c - d}"
     if kind == 4:
         a, b = rng.randint(5, 60), rng.randint(5, 60)
         c = rng.randint(1, a + b)
@@ -192,7 +197,7 @@ def _hard(rng: random.Random) -> tuple[str, int]:
             f"{name} has {a} {items} and buys {b} more. Then {pronoun.lower()} gives away {c}. "
             f"How many {items} does {name} have now?"
         )
-        return question, a + b - c
+        return question, a + b - c, f"{a} + {b} - {c} = {a + b} - {c} = {a + b - c}"
     if kind == 5:
         a, b = rng.randint(2, 12), rng.randint(2, 12)
         c = rng.randint(1, a * b)
@@ -200,7 +205,7 @@ def _hard(rng: random.Random) -> tuple[str, int]:
             f"{name} buys {a} boxes of {items} with {b} in each box and gives away {c} of them. "
             f"How many {items} are left?"
         )
-        return question, a * b - c
+        return question, a * b - c, f"{a} × {b} - {c} = {a * b} - {c} = {a * b - c}"
     if kind == 6:
         c, quotient = rng.randint(2, 10), rng.randint(2, 12)
         total = c * quotient
@@ -209,8 +214,8 @@ def _hard(rng: random.Random) -> tuple[str, int]:
             f"{name} has {a} {items} and buys {total - a} more. {pronoun} shares them equally among "
             f"{c} friends. How many {items} does each friend get?"
         )
-        return question, quotient
+        return question, quotient, f"({a} + {total - a}) ÷ {c} = {total} ÷ {c} = {quotient}"
     a, b = rng.randint(5, 30), rng.randint(2, 9)
     c = rng.randint(1, a * b)
     question = f"{name} earns ${a} a day for {b} days and then spends ${c}. How many dollars does {name} have left?"
-    return question, a * b - c
+    return question, a * b - c, f"{a} × {b} - {c} = {a * b} - {c} = {a * b - c}"

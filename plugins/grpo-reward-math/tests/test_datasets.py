@@ -158,3 +158,17 @@ def test_arithmetic_rejects_bad_arguments():
         load("arithmetic", size=0)
     with pytest.raises(UsageError, match="difficulty"):
         load("arithmetic", difficulty="insane")
+
+
+@pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
+def test_worked_examples_show_a_right_calculation_and_change_nothing_else(difficulty):
+    plain = load("arithmetic", size=40, difficulty=difficulty, few_shot=8)
+    worked = load("arithmetic", size=40, difficulty=difficulty, few_shot=8, worked=True)
+    assert [r["prompt"][-1] for r in plain] == [r["prompt"][-1] for r in worked]
+    assert plain["answer"] == worked["answer"]
+    for shown in worked[0]["prompt"][2:-1:2]:
+        work, tagged = shown["content"].split("\n")
+        value = tagged.removeprefix("<answer>").removesuffix("</answer>")
+        steps = work.replace("×", "*").replace("÷", "/").split(" = ")
+        assert len(steps) >= 2 and steps[-1] == value
+        assert all(eval(step) == int(value) for step in steps)  # every step of the calculation is right
