@@ -88,6 +88,9 @@ DATASET = DatasetSpec(
                                      "(a bare KEY applies to every selected task that has it)"),
         Param("system_prompt", SYSTEM_PROMPT, str, "system message put before each question (empty: none)"),
         Param("chat", True, bool, "true: chat messages (system, user); false: one plain text prompt"),
+        Param("few_shot", 0, int, "solved examples of the row's own task (from their own seed, never the row's "
+                                  "question) put before each question, answered as <answer>gold</answer>",
+              minimum=0, maximum=8),
         Param("curriculum", False, bool, "raise a task's difficulty (reasoning-gym's curriculum levels) once the "
                                          "rolling accuracy on it passes threshold"),
         Param("threshold", 0.7, float, "curriculum: rolling accuracy that raises the level"),

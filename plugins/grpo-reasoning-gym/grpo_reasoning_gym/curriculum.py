@@ -82,10 +82,19 @@ class Curriculum:
 class LevelledRows:
     """A ``datasets`` transform: each row read is made again at its task's current level."""
 
-    def __init__(self, curriculum: Curriculum, seed: int, settings: dict[str, dict], system_prompt, chat, size: int) -> None:
+    def __init__(self, curriculum: Curriculum, seed: int, settings: dict[str, dict], system_prompt, chat, size: int,
+                 few_shot: int = 0) -> None:
         self.curriculum = curriculum
         self.size = size
         self.seed, self.settings, self.system_prompt, self.chat = seed, settings, system_prompt, chat
+        self.few_shot = few_shot
+
+    @lru_cache(maxsize=64)
+    def examples(self, task: str) -> list:
+        """The rows' solved examples: the ones of level 0, the same at every level."""
+        from grpo_reasoning_gym.dataset import solved_examples
+
+        return solved_examples(task, self.settings.get(task, {}), self.seed, self.few_shot)
 
     @lru_cache(maxsize=64)
     def generator(self, task: str, level: int):
@@ -101,14 +110,15 @@ class LevelledRows:
             level = self.curriculum.levels.get(task, 0)
             if level == 0:
                 continue
-            row = make_row(task, item, self.generator(task, level)[item], self.system_prompt, self.chat)
+            row = make_row(task, item, self.generator(task, level)[item], self.system_prompt, self.chat,
+                           self.examples(task))
             for key in ("prompt", "answer", "entry"):
                 if key in batch:
                     batch[key][i] = row[key]
         return batch
 
 
-def attach(dataset, tasks, seed, settings, system_prompt, chat, threshold, window):
+def attach(dataset, tasks, seed, settings, system_prompt, chat, threshold, window, few_shot=0):
     """The dataset with a :class:`LevelledRows` transform; the curriculum is found again with :func:`curriculum_of`."""
     weights = task_registry.parse_tasks(tasks)
     missing = [task for task in weights if not _has_curriculum(task)]
@@ -116,7 +126,7 @@ def attach(dataset, tasks, seed, settings, system_prompt, chat, threshold, windo
         raise UsageError(f"task(s) {', '.join(missing)} have no reasoning-gym curriculum; drop curriculum=true or them")
     curriculum = Curriculum(list(weights), threshold, window)
     per_task = task_registry.parse_settings(settings, list(weights))
-    dataset.set_transform(LevelledRows(curriculum, seed, per_task, system_prompt, chat, len(dataset)))
+    dataset.set_transform(LevelledRows(curriculum, seed, per_task, system_prompt, chat, len(dataset), few_shot))
     _ACTIVE.append(curriculum)
     return dataset
 

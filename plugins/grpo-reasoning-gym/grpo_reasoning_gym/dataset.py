@@ -37,22 +37,46 @@ def counts(weights: dict[str, float], size: int) -> dict[str, int]:
     return result
 
 
-def prompt(question: str, system_prompt: str | None, chat: bool):
-    """Chat messages (system, user), or one plain text with the system prompt first."""
+def prompt(question: str, system_prompt: str | None, chat: bool, shots: list[tuple[str, str]] = ()):
+    """Chat messages (system, solved examples as earlier turns, user), or one plain text in that order."""
+    solved = [(q, f"<answer>{a}</answer>") for q, a in shots]
     if chat:
-        return ([{"role": "system", "content": system_prompt}] if system_prompt else []) + [
+        turns = [[{"role": "user", "content": q}, {"role": "assistant", "content": a}] for q, a in solved]
+        return ([{"role": "system", "content": system_prompt}] if system_prompt else []) + sum(turns, []) + [
             {"role": "user", "content": question}
         ]
-    return f"{system_prompt}\n\n{question}" if system_prompt else question
+    return "\n\n".join([system_prompt] * bool(system_prompt) + [f"{q}\n{a}" for q, a in solved] + [question])
+
+
+def solved_examples(task: str, settings: dict, seed: int, count: int) -> list[tuple[str, str]]:
+    """``count + 1`` distinct (question, gold answer) pairs of ``task``, from a seed of their own.
+
+    A row shows the first ``count`` whose question is not its own (see :func:`make_row`), so no
+    prompt holds its own answer. Empty when ``count`` is 0.
+    """
+    if not count:
+        return []
+    generator = make_task_generator(task, settings, task_seed(seed, f"{task}:examples"), 4 * count + 16)
+    found: dict[str, str] = {}
+    for index in range(len(generator)):
+        entry = generator[index]
+        if entry.get("answer") is not None:
+            found.setdefault(str(entry["question"]), str(entry["answer"]))
+        if len(found) > count:
+            return list(found.items())
+    raise UsageError(f"few_shot={count}: task {task} gave only {len(found)} distinct examples; use fewer")
 
 
 def generate_rows(tasks="chain_sum", size=1000, seed=0, settings=None, system_prompt=SYSTEM_PROMPT, chat=True,
-                  levels: dict[str, int] | None = None) -> list[dict]:
+                  levels: dict[str, int] | None = None, few_shot=0) -> list[dict]:
     """The rows as dicts, in a seeded mixed order; the same arguments give the same rows.
 
     ``levels`` (task -> curriculum level) generates those tasks at that difficulty instead of
-    ``settings``.
+    ``settings``. ``few_shot`` solved examples of the row's own task (see :func:`solved_examples`)
+    go before each question.
     """
+    if few_shot is None or few_shot < 0:
+        raise UsageError(f"the reasoning-gym dataset needs few_shot of 0 or more, got {few_shot!r}")
     if size is None or size < 1:
         raise UsageError(f"the reasoning-gym dataset needs size of 1 or more, got {size!r}")
     weights = task_registry.parse_tasks(tasks)
@@ -62,8 +86,9 @@ def generate_rows(tasks="chain_sum", size=1000, seed=0, settings=None, system_pr
         if not count:
             continue
         generator = make_task_generator(task, per_task[task], seed, count, (levels or {}).get(task))
+        examples = solved_examples(task, per_task[task], seed, few_shot)
         for index in range(count):
-            rows.append(make_row(task, index, generator[index], system_prompt, chat))
+            rows.append(make_row(task, index, generator[index], system_prompt, chat, examples))
     random.Random(f"reasoning-gym:{seed}").shuffle(rows)
     return rows
 
@@ -79,10 +104,13 @@ def make_task_generator(task: str, settings: dict, seed: int, size: int, level: 
     return task_registry.make_generator(task, config, task_seed(seed, task), size)
 
 
-def make_row(task: str, index: int, entry: dict, system_prompt: str | None, chat: bool) -> dict:
-    answer = entry.get("answer")
+def make_row(task: str, index: int, entry: dict, system_prompt: str | None, chat: bool,
+             examples: list[tuple[str, str]] = ()) -> dict:
+    """One row; ``examples`` from :func:`solved_examples` (all but one are shown, never the row's own question)."""
+    answer, question = entry.get("answer"), str(entry["question"])
+    shots = [pair for pair in examples if pair[0] != question][:max(len(examples) - 1, 0)]
     return {
-        "prompt": prompt(str(entry["question"]), system_prompt, chat),
+        "prompt": prompt(question, system_prompt, chat, shots),
         "answer": "" if answer is None else str(answer),
         "task": task,
         "entry": dump_entry(entry),
@@ -91,7 +119,7 @@ def make_row(task: str, index: int, entry: dict, system_prompt: str | None, chat
 
 
 def load(tasks="chain_sum", size=1000, seed=0, settings=None, system_prompt=SYSTEM_PROMPT, chat=True,
-         curriculum=False, threshold=0.7, window=64):
+         curriculum=False, threshold=0.7, window=64, few_shot=0):
     """A ``datasets.Dataset`` of generated rows (see :func:`generate_rows`).
 
     With ``curriculum``, rows are made again at the task's current level when they are read, and
@@ -100,11 +128,12 @@ def load(tasks="chain_sum", size=1000, seed=0, settings=None, system_prompt=SYST
     from datasets import Dataset
 
     levels = {task: 0 for task in task_registry.parse_tasks(tasks)} if curriculum else None
-    rows = generate_rows(tasks, size, seed, settings, system_prompt, chat, levels)
+    rows = generate_rows(tasks, size, seed, settings, system_prompt, chat, levels, few_shot)
     dataset = Dataset.from_list(rows)
     if curriculum:
         from grpo_reasoning_gym.curriculum import attach
 
         dataset = attach(dataset, tasks=tasks, seed=seed, settings=settings, system_prompt=system_prompt, chat=chat,
+                         few_shot=few_shot,
                          threshold=threshold, window=window)
     return dataset

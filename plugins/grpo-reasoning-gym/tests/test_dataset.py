@@ -6,7 +6,7 @@ import pytest
 
 from grpo_core import UsageError, load_dataset
 
-from grpo_reasoning_gym.dataset import counts, generate_rows
+from grpo_reasoning_gym.dataset import counts, generate_rows, make_row, solved_examples
 from grpo_reasoning_gym.entries import dump_entry, load_entry
 
 
@@ -28,6 +28,30 @@ def test_rows_carry_what_scoring_needs():
 def test_plain_prompts_and_a_custom_system_prompt():
     rows = generate_rows("chain_sum", 2, 0, system_prompt="Be brief.", chat=False)
     assert all(isinstance(r["prompt"], str) and r["prompt"].startswith("Be brief.\n\n") for r in rows)
+
+
+def test_few_shot_puts_solved_examples_of_the_rows_own_task_before_the_question():
+    dataset = load(tasks="chain_sum,leg_counting", size=8, few_shot=2)
+    for row in dataset:
+        prompt = row["prompt"]
+        assert [m["role"] for m in prompt] == ["system", "user", "assistant", "user", "assistant", "user"]
+        question = load_entry(row["entry"])["question"]
+        assert prompt[-1]["content"] == question
+        for ask, answer in zip(prompt[1:5:2], prompt[2:5:2]):
+            assert ask["content"] != question
+            assert answer["content"].startswith("<answer>") and answer["content"].endswith("</answer>")
+            assert ("legs" in ask["content"]) == (row["task"] == "leg_counting")  # the row's own task
+    plain = generate_rows("chain_sum", 2, 0, system_prompt="Be brief.", chat=False, few_shot=1)
+    example, answer = solved_examples("chain_sum", {}, 0, 1)[0]
+    assert plain[0]["prompt"].startswith(f"Be brief.\n\n{example}\n<answer>{answer}</answer>\n\n")
+
+
+def test_a_row_never_shows_its_own_question_as_an_example():
+    examples = solved_examples("chain_sum", {}, 0, 2)
+    own = {"question": examples[0][0], "answer": examples[0][1]}
+    shown = make_row("chain_sum", 0, own, None, True, examples)["prompt"]
+    asked = [m["content"] for m in shown if m["role"] == "user"]
+    assert asked == [examples[1][0], examples[2][0], own["question"]]
 
 
 def test_the_same_seed_gives_the_same_rows_and_another_seed_others():
@@ -61,6 +85,7 @@ def test_a_task_scoped_setting_applies_to_that_task_only():
     ({"settings": "min_terms=5,max_terms=2"}, ["rejects the settings"]),
     ({"settings": "products.min_terms=3"}, ["not selected"]),
     ({"size": 0}, ["size of 1 or more"]),
+    ({"few_shot": -1}, ["few_shot", "-1"]),
 ])
 def test_bad_parameters_are_usage_errors_naming_the_value(args, words):
     with pytest.raises(UsageError) as error:
