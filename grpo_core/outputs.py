@@ -239,12 +239,16 @@ def _window(count: int) -> int:
 
 def plot_rewards(records: list[dict], reward_names: list[str], path: Path) -> Path | None:
     """``reward_curve.png``: each reward's per-step mean (faint) and smoothed trend, and the weighted total."""
-    figure = reward_figure(records, reward_names)
+    return save_figure(reward_figure(records, reward_names), path)
+
+
+def save_figure(figure, path: Path) -> Path | None:
+    """Write a matplotlib figure whole (to a temporary name, then renamed) and close it; None for no figure."""
     if figure is None:
         return None
     import matplotlib.pyplot as plt
 
-    partial = Path(path).with_name(f".{Path(path).name}.tmp.png")  # written whole, then renamed
+    partial = Path(path).with_name(f".{Path(path).name}.tmp.png")
     figure.savefig(partial)
     plt.close(figure)
     partial.replace(path)

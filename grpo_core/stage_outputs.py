@@ -58,16 +58,9 @@ def merge_stage_metrics(root: Path, stages) -> Path | None:
 def plot_stages(records: list[dict], names: list[str], starts: list[tuple[int, str]], path: Path) -> Path | None:
     """The rewards of the whole run, each stage's trend averaged within the stage, a dotted line where each stage
     starts, and (right axis, dotted) the weights that changed."""
-    figure = stage_figure(records, names, starts)
-    if figure is None:
-        return None
-    import matplotlib.pyplot as plt
+    from grpo_core import outputs
 
-    partial = Path(path).with_name(f".{Path(path).name}.tmp.png")  # written whole, then renamed
-    figure.savefig(partial)
-    plt.close(figure)
-    partial.replace(path)
-    return Path(path)
+    return outputs.save_figure(stage_figure(records, names, starts), path)
 
 
 def stage_figure(records: list[dict], names: list[str], starts: list[tuple[int, str]]):

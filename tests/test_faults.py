@@ -1,14 +1,12 @@
 """Fault injection: every mistake a user can make ends in one line and exit status 2, before anything is loaded,
 and no failure changes the outputs of an earlier run."""
 
-import hashlib
 import json
 import os
 import struct
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 import yaml
@@ -18,23 +16,9 @@ from grpo_core import run_record
 from grpo_core import RewardSpec, hookimpl, rundir, training
 from grpo_core.cli import cli
 from grpo_core.plugins import registered
+
+from cli_helpers import folder_hash, invoke
 from grpo_core.runner import settings_from_options
-
-
-def folder_hash(folder: Path) -> str:
-    digest = hashlib.sha256()
-    for path in sorted(Path(folder).rglob("*")):
-        digest.update(str(path.relative_to(folder)).encode())
-        if path.is_file():
-            digest.update(path.read_bytes())
-    return digest.hexdigest()
-
-
-def invoke(*args):
-    result = CliRunner().invoke(cli, [str(a) for a in args])
-    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
-    assert "Traceback" not in result.output
-    return result.exit_code, result.output
 
 
 def error_line(output: str) -> str:

@@ -2,7 +2,6 @@
 stage; a two-stage run with the tiny model writes per-stage folders and one metrics file, resumes inside stage 2,
 and its weights follow their schedules (slow ones train)."""
 
-import hashlib
 import json
 import os
 import signal
@@ -13,11 +12,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-from click.testing import CliRunner
 
 from grpo_core import HardwareProfile, hookimpl
-from grpo_core.cli import cli
 from grpo_core.plugins import registered
+
+from cli_helpers import folder_hash, invoke
 
 STAGE_TWO_STEPS = 10  # long enough that Ctrl-C lands inside stage two on a loaded machine
 
@@ -40,22 +39,6 @@ def config(tmp_path, data_file, stages=None, **top) -> Path:
     path = tmp_path / "stages.yaml"
     path.write_text(yaml.safe_dump(body, sort_keys=False))
     return path
-
-
-def folder_hash(folder: Path) -> str:
-    digest = hashlib.sha256()
-    for path in sorted(Path(folder).rglob("*")):
-        digest.update(str(path.relative_to(folder)).encode())
-        if path.is_file():
-            digest.update(path.read_bytes())
-    return digest.hexdigest()
-
-
-def invoke(*args):
-    result = CliRunner().invoke(cli, [str(a) for a in args])
-    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
-    assert "Traceback" not in result.output
-    return result.exit_code, result.output
 
 
 @pytest.fixture

@@ -1,0 +1,25 @@
+"""What the command-line tests share: invoking grpo-run in-process, and a fingerprint of a folder that
+shows whether a failed command changed any output."""
+
+import hashlib
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from grpo_core.cli import cli
+
+
+def folder_hash(folder: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(Path(folder).rglob("*")):
+        digest.update(str(path.relative_to(folder)).encode())
+        if path.is_file():
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def invoke(*args):
+    result = CliRunner().invoke(cli, [str(a) for a in args])
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    assert "Traceback" not in result.output
+    return result.exit_code, result.output
