@@ -64,6 +64,9 @@ def solved_examples(task: str, settings: dict, seed: int, count: int) -> list[tu
             found.setdefault(str(entry["question"]), str(entry["answer"]))
         if len(found) > count:
             return list(found.items())
+    if not found:
+        raise UsageError(f"few_shot={count}: task {task} has no gold answers to show (its checker verifies "
+                         "solutions itself); drop few_shot or the task")
     raise UsageError(f"few_shot={count}: task {task} gave only {len(found)} distinct examples; use fewer")
 
 

@@ -86,6 +86,7 @@ def test_a_task_scoped_setting_applies_to_that_task_only():
     ({"settings": "products.min_terms=3"}, ["not selected"]),
     ({"size": 0}, ["size of 1 or more"]),
     ({"few_shot": -1}, ["few_shot", "-1"]),
+    ({"tasks": "rush_hour", "few_shot": 1}, ["rush_hour has no gold answers", "drop few_shot"]),
 ])
 def test_bad_parameters_are_usage_errors_naming_the_value(args, words):
     with pytest.raises(UsageError) as error:
