@@ -23,11 +23,15 @@ def logged_steps(path):
     return [json.loads(line)["step"] for line in path.read_text().splitlines() if '"reward"' in line]
 
 
+STEPS = 60  # the tiny model takes a few steps a second: enough that Ctrl-C after step 2 lands before the end
+
+
 def test_ctrl_c_then_resume(data_file, tmp_path, cache_dir):
     out = tmp_path / "out"
     process = grpo_run(
         "--reward", "length", "--reward-arg", "length.target=10", "--dataset", "local", "--dataset-arg",
-        f"path={data_file}", "--model", "tiny-random", "--max-steps", "8", "--output-dir", str(out), "--no-preflight",
+        f"path={data_file}", "--model", "tiny-random", "--max-steps", str(STEPS), "--output-dir", str(out),
+        "--no-preflight",
         "--set", "max_completion_length=8", "--set", "num_generations=2", "--set", "per_device_train_batch_size=2",
         "--set", "save_steps=100",
     )
@@ -42,18 +46,18 @@ def test_ctrl_c_then_resume(data_file, tmp_path, cache_dir):
     checkpoints = sorted(out.glob("checkpoint-*"))
     assert len(checkpoints) == 1
     stopped_at = int(checkpoints[0].name.split("-")[1])
-    assert 2 <= stopped_at < 8
+    assert 2 <= stopped_at < STEPS
     assert not (out / "final").exists()
 
     resumed = grpo_run("--config", str(out / "run_config.yaml"), "--resume", "--no-preflight")
     _, stderr = resumed.communicate(timeout=300)
     assert resumed.returncode == 0, stderr[-3000:]
     assert f"resuming from {checkpoints[0]}" in stderr
-    assert logged_steps(out / "metrics.jsonl") == list(range(1, 9))  # each step once, up to the same count
+    assert logged_steps(out / "metrics.jsonl") == list(range(1, STEPS + 1))  # each step once, up to the same count
     assert (out / "final" / "config.json").exists() and (out / "reward_curve.png").exists()
     lines = (out / "completions.jsonl").read_text().splitlines()
     record = json.loads(lines[-1])
-    assert record["step"] == 8 and set(record["rewards"]) == {"length"}
+    assert record["step"] == STEPS and set(record["rewards"]) == {"length"}
 
 
 def test_sample_compares_models(data_file, cache_dir):
