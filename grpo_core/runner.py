@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
 import click
 
 from grpo_core.config import default_config_file, file_layer, read_config_file
@@ -71,7 +69,7 @@ def run_from_options(dry_run=False, num_processes=None, argv=(), stage=None, **o
     log = lambda message: click.echo(message, err=True)
     staged = stages.read_stages(options.get("config_file"), stage)
     if staged is not None:  # a config file with stages: each stage a run in its own folder
-        stages.run_stages(staged, options, sys.modules[__name__], dry_run=dry_run, num_processes=num_processes, log=log, argv=argv)
+        stages.run_stages(staged, options, dry_run=dry_run, num_processes=num_processes, log=log, argv=argv)
         return
     settings = settings_from_options(**options)
     launched = launch.is_launched()
@@ -91,7 +89,7 @@ def run_from_options(dry_run=False, num_processes=None, argv=(), stage=None, **o
             training.check_model_available(run.model)
         training.load_data(run)
         if settings.preflight and not launched:
-            _preflight(run)
+            preflight(run)
         if command is not None:
             training.replace_outputs(run, log)
             click.echo(f"launching: {' '.join(command)}", err=True)
@@ -150,20 +148,16 @@ def _compare(run, n: int) -> None:
 
 def preflight(run) -> None:
     """The quick property checks of the run's rewards on its dataset's rows; GrpoError when one fails."""
-    _preflight(run)
-
-
-def _preflight(run) -> None:
-    from grpo_core.checks import format_report, preflight, preflight_summary
+    from grpo_core import checks
     from grpo_core.errors import GrpoError
 
     # 200 rows: enough to count the rows a reward cannot use (row_problems), still quick to read
     sample = run.dataset.select(range(min(len(run.dataset), 200)))
-    report = preflight(run.rewards, [dict(row) for row in sample], budget_s=PREFLIGHT_BUDGET_S)
+    report = checks.preflight(run.rewards, [dict(row) for row in sample], budget_s=PREFLIGHT_BUDGET_S)
     if not report.ok:
-        click.echo(format_report(report), err=True)
+        click.echo(checks.format_report(report), err=True)
         raise GrpoError("preflight checks failed (shown above); fix the reward, or skip the checks with --no-preflight")
-    for line in preflight_summary(report, len(sample)):
+    for line in checks.preflight_summary(report, len(sample)):
         click.echo(line, err=True)
 
 

@@ -158,12 +158,11 @@ def _finished(root: Path, stage: Stage) -> bool:
     return stage.name in read_state(root) and (root / stage.name / "final").is_dir()
 
 
-def run_stages(staged: Staged, options: dict, runner, dry_run=False, num_processes=None, log=print, argv=()) -> None:
-    """Run the stages in order (or ``--stage`` alone): every stage checked, its data read and preflighted first.
-
-    ``runner`` gives ``settings_from_options`` and ``preflight`` (grpo_core.runner's).
-    """
+def run_stages(staged: Staged, options: dict, dry_run=False, num_processes=None, log=print, argv=()) -> None:
+    """Run the stages in order (or ``--stage`` alone): every stage checked, its data read and preflighted first."""
     import click
+
+    from grpo_core import runner
 
     root = resolve_stages(staged, options, runner.settings_from_options, num_processes, log, dry_run)
     if dry_run:
@@ -271,14 +270,14 @@ def _train_stage(staged: Staged, stage: Stage, root: Path, log, argv) -> None:
         log(message)
 
     trainer = training.train(stage.run, log=stage_log)
-    if trainer.is_world_process_zero():
-        merge_stage_metrics(root, staged.stages)
-    if outputs.interrupted(trainer):
+    interrupted = outputs.interrupted(trainer)
+    if not interrupted:  # recorded first: the merged metrics count a finished stage by its steps
+        finished = read_state(root)
+        finished[stage.name] = {"steps": int(trainer.state.global_step)}
+        write_state(root, finished)
+    merge_stage_metrics(root, staged.stages)  # a staged run is one process (resolve_stages refuses more)
+    if interrupted:
         command = [a for a in argv if a not in ("--overwrite", "--resume")] + ["--resume"]
         log(f"stage '{stage.name}' interrupted at step {trainer.state.global_step}; checkpoint saved in "
             f"{root / stage.name}. Resume with: grpo-run {shlex.join(command)}")
         raise SystemExit(130)
-    finished = read_state(root)
-    finished[stage.name] = {"steps": int(trainer.state.global_step)}
-    write_state(root, finished)
-    merge_stage_metrics(root, staged.stages)
