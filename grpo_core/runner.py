@@ -69,7 +69,8 @@ def run_from_options(dry_run=False, num_processes=None, argv=(), stage=None, **o
     log = lambda message: click.echo(message, err=True)
     staged = stages.read_stages(options.get("config_file"), stage)
     if staged is not None:  # a config file with stages: each stage a run in its own folder
-        stages.run_stages(staged, options, dry_run=dry_run, num_processes=num_processes, log=log, argv=argv)
+        stages.run_stages(staged, options, settings_from_options, preflight, dry_run=dry_run,
+                          num_processes=num_processes, log=log, argv=argv)
         return
     settings = settings_from_options(**options)
     launched = launch.is_launched()

@@ -158,13 +158,15 @@ def _finished(root: Path, stage: Stage) -> bool:
     return stage.name in read_state(root) and (root / stage.name / "final").is_dir()
 
 
-def run_stages(staged: Staged, options: dict, dry_run=False, num_processes=None, log=print, argv=()) -> None:
-    """Run the stages in order (or ``--stage`` alone): every stage checked, its data read and preflighted first."""
+def run_stages(staged: Staged, options: dict, settings_from_options, preflight, dry_run=False, num_processes=None,
+               log=print, argv=()) -> None:
+    """Run the stages in order (or ``--stage`` alone): every stage checked, its data read and preflighted first.
+
+    ``settings_from_options`` and ``preflight`` are grpo_core.runner's (given, so this module does not import it).
+    """
     import click
 
-    from grpo_core import runner
-
-    root = resolve_stages(staged, options, runner.settings_from_options, num_processes, log, dry_run)
+    root = resolve_stages(staged, options, settings_from_options, num_processes, log, dry_run)
     if dry_run:
         click.echo(describe_stages(staged, root))
         return
@@ -173,7 +175,7 @@ def run_stages(staged: Staged, options: dict, dry_run=False, num_processes=None,
     lock = RunLock(root).acquire()
     try:
         todo = _check_outputs(staged, root, options)
-        _prepare(staged, todo, root, options, runner.preflight, log)
+        _prepare(staged, todo, root, options, preflight, log)
         for stage in todo:
             _train_stage(staged, stage, root, log, argv)
     finally:

@@ -18,7 +18,7 @@ from grpo_core.plugins import registered
 
 from cli_helpers import folder_hash, invoke
 
-STAGE_TWO_STEPS = 10  # long enough that Ctrl-C lands inside stage two on a loaded machine
+STAGE_TWO_STEPS = 40  # enough that Ctrl-C after its step 2 lands inside stage two, on a loaded machine or a fast one
 
 
 def config(tmp_path, data_file, stages=None, **top) -> Path:
