@@ -1,10 +1,11 @@
 """The ``reasoning-gym`` reward: is the answer in the completion right for the row's task?
 
 Where a task's answer is a number (``NUMBER_TASKS``), the answer is compared with grpo-core's
-exact number comparison (``grpo_core.parse_number`` and ``same_number``): ``2,744`` equals
-``2744`` and ``-70`` does not equal ``70``, which several task checkers get wrong. Every other
-task is judged by its own checker (``score_answer``). Strict scoring (the default) gives 1.0 only
-to a right answer and 0.0 otherwise; graded scoring passes the checker's partial credit through.
+exact number comparison (``grpo_core.parse_number`` and ``same_number``; two plain integers as ints,
+which compares them the same): ``2,744`` equals ``2744`` and ``-70`` does not equal ``70``, which
+several task checkers get wrong. Every other task is judged by its own checker (``score_answer``).
+Strict scoring (the default) gives 1.0 only to a right answer and 0.0 otherwise; graded scoring
+passes the checker's partial credit through.
 
 A batch is scored in the training process where that is safe: number comparisons (grpo-core's
 reader is linear in the text, and only answers of up to ``MAX_NUMBER_CHARS`` characters are read)
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from grpo_core import Unscored, answer_tag, completion_text, parse_number, same_number
+from grpo_core import Number, Unscored, answer_tag, completion_text, parse_number, same_number
 
 from grpo_reasoning_gym.entries import dump_entry, load_entry
 
@@ -102,6 +103,19 @@ def checker_score(task: str, record: dict, prediction: str) -> float:
     return 0.0 if score != score else min(1.0, max(0.0, score))
 
 
+def plain_integer(text: str) -> int | None:
+    """The value of ``text`` if it is ASCII digits with an optional leading ``-``, at most MAX_NUMBER_CHARS long.
+
+    Such a text reads the same through ``parse_number`` (``007`` is 7, ``-0`` is 0), so comparing two of them
+    as ints is the exact number comparison without its cost. ``isascii`` keeps out the digits ``int()`` reads
+    and ``parse_number`` keeps as written (``٣`` is not 3), and ``isdigit`` the spaces and ``_`` it skips.
+    """
+    if len(text) <= MAX_NUMBER_CHARS and text.isascii():
+        if text.isdigit() or text[:1] == "-" and text[1:].isdigit():
+            return int(text)
+    return None
+
+
 def uses_numbers(task: str, answer) -> bool:
     """Whether this row is judged by exact number comparison (a number task whose gold answer is a number)."""
     return task in NUMBER_TASKS and parse_number(str(answer)) is not None
@@ -110,10 +124,13 @@ def uses_numbers(task: str, answer) -> bool:
 class _Row:
     """What a batch needs to know once per row: its gold number, where its checker runs, its decoded entry.
 
-    A row judged by its gold number needs its entry only where graded scoring asks the checker.
+    A row judged by its gold number (``numeric``) needs its entry only where graded scoring asks the checker.
+    A gold answer that is a plain integer is kept as ``gold_int``, and read by ``parse_number`` only for an
+    answer that is not one, which most rows never see.
     """
 
-    __slots__ = ("task", "entry", "_record", "gold_text", "gold_number", "in_process", "verdicts")
+    __slots__ = ("task", "entry", "_record", "gold_text", "numeric", "gold_int", "_gold_number", "in_process",
+                 "verdicts")
 
     def __init__(self, task, entry, answer):
         if not isinstance(task, str) or not isinstance(entry, (str, dict)):
@@ -125,11 +142,20 @@ class _Row:
         self.entry = entry
         self._record = None
         self.gold_text = str(answer).strip()
-        number = parse_number(self.gold_text) if task in NUMBER_TASKS else None
-        self.gold_number = number if number is not None and number.key[0] != "unreadable" else None
-        if self.gold_number is None:
+        self.gold_int = plain_integer(self.gold_text) if task in NUMBER_TASKS else None
+        number = parse_number(self.gold_text) if task in NUMBER_TASKS and self.gold_int is None else None
+        self._gold_number = number if number is not None and number.key[0] != "unreadable" else None
+        self.numeric = self.gold_int is not None or self._gold_number is not None
+        if not self.numeric:
             self.record()  # the checker needs the entry: an unreadable one makes the row unscorable
         self.verdicts: dict[str, float] = {}  # prediction -> score, as a GRPO group repeats answers
+
+    @property
+    def gold_number(self) -> Number:
+        """The gold answer read as a Number (a numeric row's only)."""
+        if self._gold_number is None:
+            self._gold_number = parse_number(self.gold_text)
+        return self._gold_number
 
     def record(self) -> dict:
         """The decoded entry (decoded once, and only when a checker needs it)."""
@@ -153,6 +179,9 @@ def _number_verdict(row: _Row, prediction: str) -> bool:
     return value is not None and same_number(row.gold_number, value)
 
 
+_NOTHING = object()
+
+
 def reasoning_gym_rewards(completions, answer, task, entry, *, strict=True, tag="answer", extract="answer-tag",
                           timeout=TIMEOUT_S) -> list:
     """Score a batch: per completion 1.0 for a right answer, else 0.0 (``strict``); graded: the checker's score.
@@ -168,21 +197,29 @@ def reasoning_gym_rewards(completions, answer, task, entry, *, strict=True, tag=
     len_opening, len_closing = len(opening), len(closing)
     rows: dict = {}
     waiting: dict[tuple, list[int]] = {}  # (row key, prediction) -> indices, for the worker processes
-    last: tuple = (None, None, None, None, None)  # the previous item's task, entry, answer, row key and row
+    # The previous item's task, entry and answer, and what its row gives: a GRPO group's rows come one after
+    # another, so these change once per group and the loop below keeps them in locals.
+    last_name = last_text = last_gold = _NOTHING  # so that the first item finds its row, whatever its values
+    key = row = verdicts = gold_int = numeric = record = score_answer = None
+    unscorable = False
     for index, (completion, gold, name, text) in enumerate(zip(completions, answer, task, entry)):
         try:
-            if text == last[1] and name == last[0] and gold == last[2]:  # a GRPO group's rows come one after another
-                key, row = last[3], last[4]
-            else:
-                key = (name, text if isinstance(text, str) else id(text), gold)
-                row = rows.get(key)
-                if row is None:
+            if text != last_text or name != last_name or gold != last_gold:
+                new_key = (name, text if isinstance(text, str) else id(text), gold)
+                new_row = rows.get(new_key)
+                if new_row is None:
                     try:
-                        row = rows[key] = _Row(name, text, gold)
+                        new_row = rows[new_key] = _Row(name, text, gold)
                     except ValueError as error:
-                        row = rows[key] = Unscored("unscorable", str(error)[:200])
-                last = (name, text, gold, key, row)
-            if isinstance(row, Unscored):
+                        new_row = rows[new_key] = Unscored("unscorable", str(error)[:200])
+                # Set together once the row is found: where finding it raises (an unhashable answer), the last
+                # values still describe key and row.
+                key, row, last_name, last_text, last_gold = new_key, new_row, name, text, gold
+                unscorable = isinstance(row, Unscored)
+                if not unscorable:
+                    verdicts, gold_int, numeric = row.verdicts, row.gold_int, row.numeric
+                    record = score_answer = None  # looked up on the row's first answer that needs them
+            if unscorable:
                 scores[index] = row
                 continue
             if tagged and type(completion) is str:  # extract_answer's fast path, inline: it runs for every item
@@ -201,25 +238,44 @@ def reasoning_gym_rewards(completions, answer, task, entry, *, strict=True, tag=
                 prediction = extract_answer(completion, tag, extract)
             if prediction is None:
                 continue
-            verdict = row.verdicts.get(prediction)
+            # plain_integer, inline: where both are plain integers, comparing them is exact and cheaper than
+            # looking up and keeping a verdict. Graded scoring goes on to ask the checker about a wrong one.
+            if gold_int is not None and len(prediction) <= MAX_NUMBER_CHARS and prediction.isascii() and (
+                    prediction.isdigit() or prediction[0] == "-" and prediction[1:].isdigit()):
+                if int(prediction) == gold_int:
+                    scores[index] = 1.0
+                    continue
+                if strict:
+                    continue
+            verdict = verdicts.get(prediction)
             if verdict is not None:
                 scores[index] = verdict
                 continue
-            if row.gold_number is not None:
+            if numeric:
                 if _number_verdict(row, prediction):
-                    scores[index] = row.verdicts[prediction] = 1.0
+                    scores[index] = verdicts[prediction] = 1.0
                     continue
                 if strict:
-                    row.verdicts[prediction] = 0.0
+                    verdicts[prediction] = 0.0
                     continue
-            try:
-                record = row.record()
-            except ValueError as error:
-                scores[index] = Unscored("unscorable", str(error)[:200])
-                continue
+            if record is None:
+                try:
+                    record = row.record()
+                except ValueError as error:
+                    scores[index] = Unscored("unscorable", str(error)[:200])
+                    continue
             if row.in_process:
-                score = checker_score(row.task, record, prediction)
-                scores[index] = row.verdicts[prediction] = (1.0 if score >= 1.0 else 0.0) if strict else score
+                if score_answer is None:
+                    score_answer = checker(row.task)
+                try:  # checker_score, inline: it runs for every answer a checker judges
+                    score = float(score_answer(prediction, record))
+                except Exception:
+                    score = 0.0
+                if strict:
+                    score = 1.0 if score >= 1.0 else 0.0  # what the clamped score gives, nan included
+                elif not 0.0 < score <= 1.0:
+                    score = 0.0 if score != score else min(1.0, max(0.0, score))
+                scores[index] = verdicts[prediction] = score
             else:
                 waiting.setdefault((key, prediction), []).append(index)
         except Exception as error:  # one bad item must not cost the batch

@@ -173,3 +173,27 @@ def test_degenerate_completions_score_nothing():
         columns = row(task)
         for label, completion in SPEC.checks.degenerate("", columns, {}) if SPEC.checks.degenerate else []:
             assert score(completion, columns) == 0.0, (task, label)
+
+
+def test_the_plain_integer_comparison_gives_the_careful_comparison_s_verdicts():
+    from grpo_core import parse_number, same_number
+
+    from grpo_reasoning_gym import reasoning_gym_rewards
+    from grpo_reasoning_gym.reward import MAX_NUMBER_CHARS, plain_integer
+
+    too_long = "0" * MAX_NUMBER_CHARS + "7"  # 7, in more characters than a number answer is read in
+    golds = ["7", "007", "-7", "0", "-0", "5", "3", "٣", "70", "1000", "2744", too_long, "9" * 5000]
+    answers = golds + ["+5", "+7", "-007", "- 7", "--7", "7-", "-", "²", "٧", "３", "7 0", "7\n0", "1 000", "7_0",
+                       "2,744", "7.0", "7e0", "0" * (MAX_NUMBER_CHARS - 1) + "7", "9" * MAX_NUMBER_CHARS]
+    for answer in ("٣", "²", "٧", "３", "+5", "7 0", "7_0", " 7", too_long, "9" * 5000):
+        assert plain_integer(answer) is None, answer
+    columns = row("chain_sum")
+    completions = [f"<answer>{answer}</answer>" for answer in answers]
+    for gold in golds:
+        n = len(answers)
+        scores = reasoning_gym_rewards(completions, [gold] * n, ["chain_sum"] * n, [columns["entry"]] * n)
+        for answer, got in zip(answers, scores):
+            # The careful path: the answer as written, else both read by parse_number and compared exactly.
+            value = parse_number(answer) if len(answer) <= MAX_NUMBER_CHARS else None
+            right = answer == gold or value is not None and same_number(parse_number(gold), value)
+            assert got == (1.0 if right else 0.0), (gold, answer, got)
