@@ -37,6 +37,11 @@ CPU = {
     "gradient_checkpointing": False,
 }
 
+# A CPU that computes bfloat16 natively (AVX512-BF16 or AMX): weights and optimizer stay float32,
+# matrix products run in bf16 under autocast. On the 2-core development machine a default-run step
+# took about 13 s instead of 17 s (benchmarks/default_run_sweep.md, section H).
+CPU_BF16 = {**CPU, "bf16": True}
+
 # One GPU with LoRA: adapters learn at a higher rate than full fine-tuning (TRL's 1e-6 default).
 GPU_MODEL = {"dtype": "bfloat16", "attn_implementation": "sdpa"}  # how TRL loads the model (model_init_kwargs)
 GPU = {
@@ -140,6 +145,8 @@ def builtin_profiles() -> list[HardwareProfile]:
     """Every profile grpo-core registers, in listing order."""
     profiles = [
         HardwareProfile("cpu", "CPU only: float32, no LoRA, small groups", grpo_config=CPU),
+        HardwareProfile("cpu-bf16", "CPU with native bfloat16 (AVX512-BF16 or AMX): float32 weights, bfloat16 "
+                        "matrix products, no LoRA, small groups", grpo_config=CPU_BF16),
         HardwareProfile("auto", "Detect the hardware and pick a profile (says which and why)", pick=pick_auto),
         HardwareProfile(
             "gpu",
@@ -200,14 +207,35 @@ def pick_gpu() -> tuple[str, str]:
     return gpu_tier(free / GIB), about
 
 
+def native_bf16_cpu() -> str | None:
+    """The instruction set this CPU computes bfloat16 with (``"AMX"`` or ``"AVX512-BF16"``), or None."""
+    import torch
+
+    for name, probe in (("AMX", "_is_amx_tile_supported"), ("AVX512-BF16", "_is_avx512_bf16_supported")):
+        try:
+            if getattr(torch.cpu, probe)():
+                return name
+        except (AttributeError, RuntimeError):  # an older torch without the probe: say no
+            continue
+    return None
+
+
+def pick_cpu() -> tuple[str, str]:
+    """cpu-bf16 where the CPU computes bfloat16 natively, else cpu (emulated bfloat16 would be slower)."""
+    native = native_bf16_cpu()
+    if native is None:
+        return "cpu", "no CUDA device found"
+    return "cpu-bf16", f"no CUDA device found; this CPU computes bfloat16 natively ({native})"
+
+
 def pick_auto() -> tuple[str, str]:
-    """cpu, a single-GPU profile, gpu-vllm or a multi-GPU profile, from what this machine has."""
+    """cpu, cpu-bf16, a single-GPU profile, gpu-vllm or a multi-GPU profile, from what this machine has."""
     import importlib.util
 
     import torch
 
     if not torch.cuda.is_available():
-        return "cpu", "no CUDA device found"
+        return pick_cpu()
     count = torch.cuda.device_count()
     if count > 1:
         names = ", ".join(sorted({torch.cuda.get_device_name(i) for i in range(count)}))

@@ -125,10 +125,44 @@ def test_gpu_without_cuda_picks_the_smallest_tier_and_says_so(monkeypatch):
     assert profile.name == "gpu-16gb" and reason.startswith("no CUDA device found")
 
 
+def no_native_bf16(monkeypatch, native=None):
+    """Make the CPU probe answer ``native`` (None: this CPU has no bfloat16 instructions)."""
+    monkeypatch.setattr("grpo_core.profiles.native_bf16_cpu", lambda: native)
+
+
+@pytest.mark.parametrize("amx, avx512, expected", [(True, True, "AMX"), (False, True, "AVX512-BF16"),
+                                                   (False, False, None)])
+def test_the_cpu_probe_names_the_bf16_instructions(monkeypatch, amx, avx512, expected):
+    import torch
+
+    from grpo_core.profiles import native_bf16_cpu
+
+    monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: amx)
+    monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: avx512)
+    assert native_bf16_cpu() == expected
+    monkeypatch.delattr(torch.cpu, "_is_amx_tile_supported")
+    monkeypatch.delattr(torch.cpu, "_is_avx512_bf16_supported")
+    assert native_bf16_cpu() is None  # a torch without the probes: float32, never emulated bfloat16
+
+
+@pytest.mark.parametrize(
+    "cuda, native, expected, words",
+    [
+        (FakeCuda(count=0), None, "cpu", "no CUDA device found"),
+        (FakeCuda(count=0), "AVX512-BF16", "cpu-bf16", "computes bfloat16 natively (AVX512-BF16)"),
+    ],
+)
+def test_auto_picks_a_cpu_profile_from_the_instructions_and_says_why(monkeypatch, cuda, native, expected, words):
+    cuda.install(monkeypatch)
+    no_native_bf16(monkeypatch, native)
+    profile, reason = pick_profile("auto")
+    assert profile.name == expected and words in reason
+    assert profile.grpo_config["use_cpu"] is True and profile.grpo_config["bf16"] is (native is not None)
+
+
 @pytest.mark.parametrize(
     "cuda, present, expected, words",
     [
-        (FakeCuda(count=0), (), "cpu", "no CUDA device found"),
         (FakeCuda(), (), "gpu-80gb", "NVIDIA H100 80GB HBM3 with 79.2 of 79.6 GiB free"),
         (FakeCuda(), ("vllm",), "gpu-vllm", "vllm is installed"),
         (FakeCuda(free_gib=15.0, total_gib=15.7), ("vllm",), "gpu-16gb", "15.0 of 15.7"),
