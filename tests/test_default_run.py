@@ -9,6 +9,7 @@ from click.testing import CliRunner
 from grpo_core.cli import cli
 from grpo_core.config import default_config_file
 from grpo_core.plugins import get_registry
+from grpo_core.profiles import native_bf16_cpu
 
 
 def test_default_config_names_installed_plugins():
@@ -32,7 +33,9 @@ def test_no_arguments_resolves_the_default_run(tmp_path):
     assert resolved["dataset"]["name"] == "arithmetic"
     assert resolved["model"]["name"] == "smollm2-135m"
     grpo = resolved["grpo_config"]
-    assert grpo["use_cpu"] is True and grpo["bf16"] is False
+    native = native_bf16_cpu()  # bfloat16 matrix products only where the CPU computes them natively
+    assert resolved["profile"]["name"] == ("cpu" if native is None else "cpu-bf16")
+    assert grpo["use_cpu"] is True and grpo["bf16"] is (native is not None)
     assert grpo["gradient_checkpointing"] is False
     assert grpo["reward_weights"] == [1.0, 0.5]
 
