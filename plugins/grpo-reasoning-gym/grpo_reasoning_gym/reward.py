@@ -238,11 +238,10 @@ def reasoning_gym_rewards(completions, answer, task, entry, *, strict=True, tag=
                 prediction = extract_answer(completion, tag, extract)
             if prediction is None:
                 continue
-            # plain_integer, inline: where both are plain integers, comparing them is exact and cheaper than
-            # looking up and keeping a verdict. Graded scoring goes on to ask the checker about a wrong one.
-            if gold_int is not None and len(prediction) <= MAX_NUMBER_CHARS and prediction.isascii() and (
-                    prediction.isdigit() or prediction[0] == "-" and prediction[1:].isdigit()):
-                if int(prediction) == gold_int:
+            # Where both are plain integers, comparing them is exact and cheaper than looking up and keeping a
+            # verdict. Graded scoring goes on to ask the checker about a wrong one.
+            if gold_int is not None and (value := plain_integer(prediction)) is not None:
+                if value == gold_int:
                     scores[index] = 1.0
                     continue
                 if strict:
