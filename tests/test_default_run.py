@@ -38,6 +38,11 @@ def test_no_arguments_resolves_the_default_run(tmp_path):
     assert grpo["use_cpu"] is True and grpo["bf16"] is (native is not None)
     assert grpo["gradient_checkpointing"] is False
     assert grpo["reward_weights"] == [1.0, 0.5]
+    # Advantages are reward minus the group's mean: a format-only difference is not scaled up to a full push.
+    from trl import GRPOConfig
+
+    config = GRPOConfig(**{**grpo, "output_dir": str(tmp_path)})
+    assert config.scale_rewards == "none" and config.max_steps == 20
 
 
 def dry_run(*args):
