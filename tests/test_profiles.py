@@ -125,11 +125,6 @@ def test_gpu_without_cuda_picks_the_smallest_tier_and_says_so(monkeypatch):
     assert profile.name == "gpu-16gb" and reason.startswith("no CUDA device found")
 
 
-def no_native_bf16(monkeypatch, native=None):
-    """Make the CPU probe answer ``native`` (None: this CPU has no bfloat16 instructions)."""
-    monkeypatch.setattr("grpo_core.profiles.native_bf16_cpu", lambda: native)
-
-
 @pytest.mark.parametrize("amx, avx512, expected", [(True, True, "AMX"), (False, True, "AVX512-BF16"),
                                                    (False, False, None)])
 def test_the_cpu_probe_names_the_bf16_instructions(monkeypatch, amx, avx512, expected):
@@ -154,7 +149,7 @@ def test_the_cpu_probe_names_the_bf16_instructions(monkeypatch, amx, avx512, exp
 )
 def test_auto_picks_a_cpu_profile_from_the_instructions_and_says_why(monkeypatch, cuda, native, expected, words):
     cuda.install(monkeypatch)
-    no_native_bf16(monkeypatch, native)
+    monkeypatch.setattr("grpo_core.profiles.native_bf16_cpu", lambda: native)  # what this CPU's probe answers
     profile, reason = pick_profile("auto")
     assert profile.name == expected and words in reason
     assert profile.grpo_config["use_cpu"] is True and profile.grpo_config["bf16"] is (native is not None)
