@@ -65,7 +65,7 @@ def main() -> None:
     options = parser.parse_args()
     if options.quick:
         options.steps, options.repeat = 1, 2
-    from grpo_core.models import tiny_random_path
+    from grpo_core.builtin.models import tiny_random_path
 
     model_path = tiny_random_path()
     work = Path(tempfile.mkdtemp(prefix="bench-overhead-"))

@@ -5,16 +5,16 @@ kit. Plugins, examples and scripts import only these two; every other module is 
 """
 
 from grpo_core.errors import GrpoError, PluginError, RewardError, UsageError
-from grpo_core.hookspecs import hookimpl
-from grpo_core.loading import load_dataset, resolve_model
-from grpo_core.numbers import Number, NumberMatch, find_numbers, same_number
-from grpo_core.numbers import parse_plain_number as parse_number
-from grpo_core.params import Param
-from grpo_core.rewards import Direction, Reward, RewardSpec, Unscored, completion_text, load_rewards
-from grpo_core.reward_checks import RewardChecks
+from grpo_core.plugins.hookspecs import hookimpl
+from grpo_core.training.loading import load_dataset, resolve_model
+from grpo_core.answers.numbers import Number, NumberMatch, find_numbers, same_number
+from grpo_core.answers.numbers import parse_plain_number as parse_number
+from grpo_core.settings.params import Param
+from grpo_core.rewards.reward import Direction, Reward, RewardSpec, Unscored, completion_text, load_rewards
+from grpo_core.rewards.declared import RewardChecks
 from grpo_core.specs import DatasetSpec, HardwareProfile, ModelSpec
-from grpo_core.tags import answer_tag
-from grpo_core.timeout import run_with_timeouts, warm_workers
+from grpo_core.answers.tags import answer_tag
+from grpo_core.rewards.timeout import run_with_timeouts, warm_workers
 
 __all__ = [
     "DatasetSpec",

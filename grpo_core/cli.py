@@ -9,7 +9,7 @@ import click
 from click_default_group import DefaultGroup
 
 from grpo_core.errors import GrpoError, PluginError, UsageError
-from grpo_core.settings import training_options
+from grpo_core.settings.declared import training_options
 
 
 class CommandError(click.ClickException):
@@ -29,7 +29,7 @@ class GrpoGroup(DefaultGroup):
     def _attach(self) -> None:
         if not GrpoGroup._attached:
             GrpoGroup._attached = True
-            from grpo_core.check_command import check
+            from grpo_core.checks.command import check
             from grpo_core.plugins import get_registry
 
             self.add_command(check)
@@ -78,7 +78,7 @@ def cli():
 def train(**options):
     """Train with GRPO (the default command): the built-in default run, changed field by field by
     --profile, --config and the flags below."""
-    from grpo_core.runner import run_from_options
+    from grpo_core.training.runner import run_from_options
 
     run_from_options(argv=sys.argv[1:], **options)
 
@@ -131,19 +131,19 @@ def plugins(as_json):
 @click.option("--json", "as_json", is_flag=True, help="Print the means as JSON.")
 def sample(models, dataset, dataset_args, rewards, reward_args, n, max_new_tokens, temperature, output, as_json):
     """Generate on held-out prompts and print each reward's mean, e.g. base model against trained model."""
-    from grpo_core.runner import sample_models
+    from grpo_core.training.runner import sample_models
 
     results = sample_models(models, dataset, dataset_args, rewards, reward_args, n, max_new_tokens, temperature, output)
     if as_json:
         click.echo(json.dumps([{"model": r["model"], "n": r["n"], "means": r["means"]} for r in results], indent=2))
     else:
-        from grpo_core.sample import format_comparison
+        from grpo_core.training.sample import format_comparison
 
         click.echo(format_comparison(results))
 
 
 def _show_listing(kind: str, as_json: bool) -> None:
-    from grpo_core import listing
+    from grpo_core.plugins import listing
 
     rows = listing.rows(kind)
     if as_json:
@@ -184,7 +184,7 @@ def show_profile(name):
 
     For a profile that picks another (auto, gpu), shows the pick on this machine and why.
     """
-    from grpo_core.profiles import describe_profile
+    from grpo_core.builtin.profiles import describe_profile
 
     click.echo(json.dumps(describe_profile(name), indent=2, default=str))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from grpo_core.params import Param, resolve_params
+from grpo_core.settings.params import Param, resolve_params
 
 
 @dataclass(frozen=True)

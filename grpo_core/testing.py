@@ -1,5 +1,5 @@
 """The kit for reward authors: ``check_reward``, ``call_reward``, the hypothesis strategies the checks draw
-from (``grpo_core.checks.texts``) and the degenerate-completion helpers (``grpo_core.degenerate``).
+from (``grpo_core.checks.texts``) and the degenerate-completion helpers (``grpo_core.checks.degenerate``).
 
 A plugin's own tests get the whole suite in one line::
 
@@ -41,7 +41,7 @@ from grpo_core.checks.texts import (  # the strategies and texts the checks draw
     texts,
     token_ids,
 )
-from grpo_core.degenerate import (  # the kit for RewardSpec.degenerate, public here
+from grpo_core.checks.degenerate import (  # the kit for RewardSpec.degenerate, public here
     FILLER_SENTENCE,
     HANGUL_FILLERS,
     ZERO_WIDTH_SPACE,
@@ -87,7 +87,7 @@ def call_reward(reward, completions: list, prompts: list | None = None, params: 
     ``reward`` is a RewardSpec, an installed reward's name, or a Reward. Columns are lists, one value
     per completion, or single values that are repeated. Token ids are the texts' UTF-8 bytes.
     """
-    from grpo_core.rewards import completion_text
+    from grpo_core.rewards.reward import completion_text
 
     bound = _as_reward(reward, params)
     n = len(completions)
@@ -103,7 +103,7 @@ def call_reward(reward, completions: list, prompts: list | None = None, params: 
 
 
 def _as_reward(reward, params: dict | None):
-    from grpo_core.rewards import Reward, RewardSpec
+    from grpo_core.rewards.reward import Reward, RewardSpec
 
     if isinstance(reward, Reward):
         if params:

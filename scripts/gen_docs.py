@@ -172,7 +172,7 @@ def _score(value) -> str:
 def rewards_markdown() -> str:
     """docs/rewards.md: every reward of this repository's plugins, from its registered spec."""
     from grpo_core.plugins import get_registry
-    from grpo_core.rewards import load_rewards
+    from grpo_core.rewards.reward import load_rewards
     from grpo_core.testing import call_reward
 
     registry = get_registry()
@@ -288,7 +288,7 @@ def cli_markdown() -> str:
 
     from grpo_core.cli import cli
     from grpo_core.plugins import get_registry
-    from grpo_core.settings import settings_table
+    from grpo_core.settings.declared import settings_table
 
     settings = {"terminal_width": WIDTH, "max_content_width": WIDTH}
     root = click.Context(cli, info_name="grpo-run", **{**cli.context_settings, **settings})
@@ -321,7 +321,7 @@ def cli_markdown() -> str:
         "",
         "## Run settings",
         "",
-        "Each setting of a training run, declared once in `grpo_core/settings.py`. A run layers, field by field:",
+        "Each setting of a training run, declared once in `grpo_core/settings/declared.py`. A run layers, field by field:",
         "the built-in default run < the hardware profile's GRPOConfig fields < the config file < the flags.",
         "A config file also takes any GRPOConfig field by its own name; `--set FIELD=VALUE` does on the command line.",
         "",

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from grpo_core import Reward, hookimpl
-from grpo_core.check_command import check as command
+from grpo_core.checks.command import check as command
 from grpo_core.checks import preflight
 from grpo_core.checks.subject import param_variants
 from grpo_core.plugins import get_registry, registered
@@ -29,7 +29,7 @@ def arithmetic_rows(n: int = 20) -> list[dict]:
     if "arithmetic" not in get_registry().items["datasets"]:
         pytest.skip("dataset 'arithmetic' is not installed")
     from grpo_core.checks import dataset_rows
-    from grpo_core.loading import load_dataset
+    from grpo_core.training.loading import load_dataset
 
     return dataset_rows(load_dataset("arithmetic", {"size": n}))
 

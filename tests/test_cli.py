@@ -118,7 +118,7 @@ def test_set_with_a_value_of_the_wrong_type(data_file):
 
 
 def test_dry_run_merges_profile_file_and_flags(data_file, tmp_path, cache_dir, monkeypatch):
-    monkeypatch.setattr("grpo_core.profiles.native_bf16_cpu", lambda: None)  # a CPU without bfloat16
+    monkeypatch.setattr("grpo_core.builtin.profiles.native_bf16_cpu", lambda: None)  # a CPU without bfloat16
     config = tmp_path / "run.yaml"
     config.write_text(
         "rewards: [count-a=2.0, tokens]\nreward_args: {count-a: {strict: true}}\n"

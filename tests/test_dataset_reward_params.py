@@ -84,7 +84,7 @@ def test_a_parameter_the_reward_lacks_is_an_error_naming_the_dataset(asking):
 
 def test_check_and_sample_load_the_dataset_s_params(asking):
     from grpo_core.cli import cli
-    from grpo_core.runner import sample_models
+    from grpo_core.training.runner import sample_models
 
     result = CliRunner().invoke(cli, ["check", "--reward", "moded", "--dataset", "asks", "--max-examples", "2"])
     assert "mode must be set" not in result.output and result.exit_code in (0, 1), result.output

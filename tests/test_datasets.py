@@ -5,7 +5,7 @@ import json
 import pytest
 
 from grpo_core import UsageError
-from grpo_core.data import chat_prompt, parse_columns
+from grpo_core.builtin.datasets import chat_prompt, parse_columns
 from grpo_core.plugins import get_registry
 
 ROWS = [{"q": f"What is {i} + {i}?", "a": str(2 * i), "why": f"{i} + {i} = {2 * i}", "kind": "add"} for i in range(10)]

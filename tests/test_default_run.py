@@ -7,9 +7,9 @@ import yaml
 from click.testing import CliRunner
 
 from grpo_core.cli import cli
-from grpo_core.config import default_config_file
+from grpo_core.settings.files import default_config_file
 from grpo_core.plugins import get_registry
-from grpo_core.profiles import native_bf16_cpu
+from grpo_core.builtin.profiles import native_bf16_cpu
 
 
 def test_default_config_names_installed_plugins():
@@ -71,7 +71,7 @@ def test_a_reward_flag_replaces_only_the_rewards():
 
 
 def test_layers_merge_field_by_field():
-    from grpo_core.settings import layer
+    from grpo_core.settings.declared import layer
 
     merged = layer(
         {"rewards": ["math", "xml-format"], "reward_args": {"xml-format": {"tags": "answer"}, "math": {"rel_tol": 0}},

@@ -190,7 +190,7 @@ class _Plugin:
 
 
 def test_check_command_warns_about_row_problems_in_generated_rows():
-    from grpo_core.check_command import check as command
+    from grpo_core.checks.command import check as command
 
     with registered(_Plugin()):
         result = CliRunner().invoke(command, ["--reward", "reads-gold", "--max-examples", "4", "--seed", "0", "--json"])
@@ -256,7 +256,7 @@ def test_generic_set_has_the_promised_kinds():
 
 
 def test_the_kit_is_light_to_import():
-    code = "import sys, grpo_core.degenerate; print('hypothesis' in sys.modules)"
+    code = "import sys, grpo_core.checks.degenerate; print('hypothesis' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"
 
 

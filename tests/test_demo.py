@@ -24,7 +24,7 @@ def demo_flags() -> list[str]:
 
 
 def test_the_demo_folder_of_a_finished_demo_is_accepted_again(tmp_path):
-    from grpo_core.rundir import check_output_dir
+    from grpo_core.rundir.folder import check_output_dir
 
     folder = tmp_path / "demo"
     (folder / "checkpoint-20").mkdir(parents=True)

@@ -6,10 +6,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from grpo_core import rundir
+from grpo_core.rundir import folder
 from grpo_core.errors import UsageError
-from grpo_core.run_record import name_base_model
-from grpo_core.runner import settings_from_options
+from grpo_core.rundir.record import name_base_model
+from grpo_core.training.runner import settings_from_options
 
 
 def test_the_default_run_keeps_one_checkpoint_and_removes_it_when_finished(data_file):
@@ -25,11 +25,11 @@ def test_removing_a_finished_runs_checkpoints_keeps_the_rest_and_says_so(tmp_pat
         (tmp_path / name).mkdir()
         (tmp_path / name / "model.safetensors").write_bytes(b"x")
     (tmp_path / "metrics.jsonl").write_text("{}\n")
-    message = rundir.remove_checkpoints(tmp_path)
+    message = folder.remove_checkpoints(tmp_path)
     assert "checkpoint-10, checkpoint-20" in message and "keep_checkpoints: true" in message
     assert sorted(p.name for p in tmp_path.iterdir()) == ["final", "metrics.jsonl"]
     with pytest.raises(UsageError, match="finished and its checkpoints were removed"):
-        rundir.check_output_dir(tmp_path, resume=True, overwrite=False)
+        folder.check_output_dir(tmp_path, resume=True, overwrite=False)
 
 
 def test_the_model_card_names_the_base_model_trl_cannot(tmp_path):

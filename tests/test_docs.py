@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from grpo_core import hookspecs
+from grpo_core.plugins import hookspecs
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -82,7 +82,7 @@ def test_hook_reference_examples_register_something(index):
 
 
 def test_user_guide_documents_every_config_key():
-    from grpo_core.config import RUN_KEYS
+    from grpo_core.settings.files import RUN_KEYS
 
     text = (DOCS / "user-guide.md").read_text()
     undocumented = [key for key in RUN_KEYS if f"| `{key}` |" not in text]
@@ -91,9 +91,9 @@ def test_user_guide_documents_every_config_key():
 
 def test_config_examples_in_the_docs_resolve(tmp_path, monkeypatch):
     """Every YAML block in docs/ is a config file grpo-run accepts (names, fields, types)."""
-    from grpo_core import training
-    from grpo_core.runner import settings_from_options
-    from grpo_core.stages import read_stages
+    from grpo_core.training import trainer
+    from grpo_core.training.runner import settings_from_options
+    from grpo_core.training.stages import read_stages
 
     monkeypatch.chdir(ROOT)
     blocks = [(path.name, block) for path in sorted(DOCS.glob("*.md"))
@@ -106,7 +106,7 @@ def test_config_examples_in_the_docs_resolve(tmp_path, monkeypatch):
         read_stages(str(config))  # a stage list, when there is one, is well formed
         if settings.model is not None:
             settings.model = "tiny-random"
-        run = training.resolve(settings, log=lambda message: None)
+        run = trainer.resolve(settings, log=lambda message: None)
         assert run.rewards, f"{name}: the config selects no reward"
 
 

@@ -12,13 +12,13 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from grpo_core import run_record
+from grpo_core.rundir import record
 from grpo_core import RewardSpec, hookimpl, rundir, training
 from grpo_core.cli import cli
 from grpo_core.plugins import registered
 
 from cli_helpers import folder_hash, invoke
-from grpo_core.runner import settings_from_options
+from grpo_core.training.runner import settings_from_options
 
 
 def error_line(output: str) -> str:
@@ -47,7 +47,7 @@ def earlier(data_file, tmp_path):
                                      model="tiny-random", output_dir=str(out), max_steps=4,
                                      overrides=("num_generations=2", "per_device_train_batch_size=2"))
     run = training.resolve(settings, log=lambda m: None, load_dataset=False)
-    run_record.write_run_config(run, out / "run_config.yaml")
+    record.write_run_config(run, out / "run_config.yaml")
     (out / "metrics.jsonl").write_text("".join(json.dumps({"step": s, "reward": 0.5}) + "\n" for s in (1, 2)))
     (out / "completions.jsonl").write_text(json.dumps({"step": 2, "completion": "hi"}) + "\n")
     checkpoint = out / "checkpoint-2"
@@ -98,7 +98,7 @@ def test_overwrite_removes_only_what_a_run_wrote_and_says_so(earlier):
 
 def test_a_folder_in_use_is_refused_naming_the_holder(data_file, tmp_path):
     out = tmp_path / "busy"
-    hold = ("import time; from grpo_core.rundir import RunLock; "
+    hold = ("import time; from grpo_core.rundir.folder import RunLock; "
             f"RunLock({str(out)!r}).acquire(); print('locked', flush=True); time.sleep(60)")
     holder = subprocess.Popen([sys.executable, "-c", hold], stdout=subprocess.PIPE, text=True)
     try:
@@ -376,7 +376,7 @@ def test_run_config_holds_absolute_paths(data_file, tmp_path, monkeypatch):
     settings = settings_from_options(rewards=("length",), dataset="local", dataset_args=(f"path={data_file.name}",),
                                      model="tiny-random", output_dir="out")
     run = training.resolve(settings, log=lambda m: None, load_dataset=False)
-    run_record.write_run_config(run, tmp_path / "run_config.yaml")
+    record.write_run_config(run, tmp_path / "run_config.yaml")
     saved = yaml.safe_load((tmp_path / "run_config.yaml").read_text())
     assert saved["dataset_args"]["path"] == str(data_file)
     assert saved["output_dir"] == str(data_file.parent / "out")

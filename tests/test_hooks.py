@@ -1,4 +1,4 @@
-"""One test per hook in grpo_core/hookspecs.py, through what users see (tests/test_docs.py requires them)."""
+"""One test per hook in grpo_core/plugins/hookspecs.py, through what users see (tests/test_docs.py requires them)."""
 
 import json
 
@@ -94,7 +94,7 @@ def test_hook_register_datasets(plugin):
 
 
 def test_hook_register_profiles(plugin):
-    from grpo_core.training import pick_profile
+    from grpo_core.training.trainer import pick_profile
 
     assert "tiny-cpu" in listed("profiles")
     profile, reason = pick_profile("tiny-cpu")
@@ -102,7 +102,7 @@ def test_hook_register_profiles(plugin):
 
 
 def test_hook_register_models(plugin):
-    from grpo_core.training import check_model_name, resolve_model
+    from grpo_core.training.trainer import check_model_name, resolve_model
 
     assert listed("models")["alias-of-tiny"]["offline"] is False
     check_model_name("alias-of-tiny")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from grpo_core import launch
+from grpo_core.training import launch
 from grpo_core.plugins import get_registry
 
 TRL_TEMPLATES = Path(__import__("trl").__file__).parent / "accelerate_configs"

@@ -36,7 +36,7 @@ def test_listing_imports_nothing_heavy(args):
 @pytest.fixture
 def field_cache(tmp_path, monkeypatch):
     """An environment whose cache holds GRPOConfig's field table, as after the first run on an install."""
-    from grpo_core import grpo_fields
+    from grpo_core.settings import grpo_fields
 
     monkeypatch.setenv("GRPO_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(grpo_fields, "_TABLE", None)

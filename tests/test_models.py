@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from grpo_core import models
+from grpo_core.builtin import models
 from grpo_core.plugins import get_registry
 
 WHEEL = models.smollm2_gguf()

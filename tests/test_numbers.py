@@ -5,7 +5,7 @@ from fractions import Fraction
 
 import pytest
 
-from grpo_core.numbers import parse_plain_number, same_number
+from grpo_core.answers.numbers import parse_plain_number, same_number
 
 
 @pytest.mark.parametrize(
@@ -227,6 +227,6 @@ def test_hostile_text_is_read_in_bounded_time(name):
 
 @pytest.mark.parametrize("text", ["0", "-0", "007", "-007", "1200", "-1200", "12345678901234567890", "-5"])
 def test_integers_read_alike_with_and_without_the_fast_path(text):
-    from grpo_core.numbers import _PLAIN, _build
+    from grpo_core.answers.numbers import _PLAIN, _build
 
     assert parse_plain_number(text) == _build(_PLAIN.fullmatch(text).groupdict())

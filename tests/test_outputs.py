@@ -6,8 +6,8 @@ from types import SimpleNamespace
 import numpy
 import pytest
 
-from grpo_core import run_record
-from grpo_core import outputs
+from grpo_core.rundir import record
+from grpo_core.rundir import outputs
 
 
 def records(values, key="rewards/math/mean"):
@@ -43,7 +43,7 @@ def test_trend_error_says_how_far_a_noisy_change_can_be_trusted():
 def test_the_trend_of_a_saturating_reward_stays_inside_its_bounds():
     """A reward bounded by 1 that rises fast then saturates: the fitted line passes 1, the summary shows 1."""
     from grpo_core import RewardSpec
-    from grpo_core.rewards import Reward
+    from grpo_core.rewards.reward import Reward
 
     values = [0.3, 0.5, 0.8, 0.95, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]
     slope, intercept = numpy.polyfit(range(1, 14), values, 1)
@@ -139,7 +139,7 @@ def test_truncate_metrics_drops_a_session_summary_logged_after_the_checkpoint(tm
 
 
 def test_a_staged_run_counts_session_summaries_over_the_whole_run(tmp_path):
-    from grpo_core.stage_outputs import stage_records
+    from grpo_core.rundir.stage_outputs import stage_records
 
     _log_session(tmp_path / "one" / "metrics.jsonl", [1, 2], summary=-0.1)
     _log_session(tmp_path / "two" / "metrics.jsonl", [1, 2, 3], summary=-0.2)
@@ -173,17 +173,17 @@ def test_plot_of_a_single_reward_shows_that_reward_on_integer_steps():
 
 
 def test_run_config_reproduces_the_resolved_run(data_file, tmp_path, cache_dir):
-    from grpo_core import training
-    from grpo_core.runner import settings_from_options
+    from grpo_core.training import trainer
+    from grpo_core.training.runner import settings_from_options
 
     settings = settings_from_options(
         rewards=("length=0.5",), reward_args=("length.target=30",), dataset="local",
         dataset_args=(f"path={data_file}",), model="tiny-random", max_steps=5, output_dir=str(tmp_path / "out"),
         overrides=("learning_rate=3e-5",),
     )
-    run = training.resolve(settings, log=lambda m: None)
-    run_record.write_run_config(run, tmp_path / "run_config.yaml")
-    again = training.resolve(settings_from_options(config_file=str(tmp_path / "run_config.yaml")), log=lambda m: None)
+    run = trainer.resolve(settings, log=lambda m: None)
+    record.write_run_config(run, tmp_path / "run_config.yaml")
+    again = trainer.resolve(settings_from_options(config_file=str(tmp_path / "run_config.yaml")), log=lambda m: None)
     assert again.grpo == run.grpo
     assert [(r.__name__, r.weight, r.params) for r in again.rewards] == [(r.__name__, r.weight, r.params) for r in run.rewards]
     assert again.dataset_params == run.dataset_params and again.model == run.model

@@ -59,7 +59,7 @@ def test_each_distribution_has_an_sdist_and_a_wheel(dist):
         text = zipfile.ZipFile(wheel).read(entry_points).decode()
         if name == "grpo-core":
             assert "grpo-run = grpo_core.cli:main" in text and "grpo_core.pytest_plugin" in text
-            assert {"grpo_core/default_run.yaml", "grpo_core/templates/reward/module.py.tmpl"} <= set(files)
+            assert {"grpo_core/settings/default_run.yaml", "grpo_core/plugins/templates/reward/module.py.tmpl"} <= set(files)
         else:
             assert "[grpo]" in text and f"= {module}" in text
         with tarfile.open(sdist) as archive:
@@ -147,7 +147,7 @@ def test_installed_grpo_run_checks_every_reward(venv):
 
 def test_installed_package_data(venv, tmp_path):
     root, _ = venv
-    code = ("from importlib import resources; from grpo_core.runner import settings_from_options; "
+    code = ("from importlib import resources; from grpo_core.training.runner import settings_from_options; "
             "path = resources.files('grpo_core') / 'default_run.yaml'; "
             "print(settings_from_options(config_file=str(path)).rewards)")
     assert "math" in _run([str(root / "bin" / "python"), "-c", code], env=_env(), cwd=root).stdout

@@ -7,10 +7,10 @@ from click.testing import CliRunner
 
 from grpo_core import HardwareProfile, hookimpl
 from grpo_core.cli import cli
-from grpo_core.config import check_grpo_fields
+from grpo_core.settings.files import check_grpo_fields
 from grpo_core.plugins import registered
-from grpo_core.profiles import GIB, GPU_TIERS, builtin_profiles, describe_profile, gpu_tier
-from grpo_core.training import pick_profile
+from grpo_core.builtin.profiles import GIB, GPU_TIERS, builtin_profiles, describe_profile, gpu_tier
+from grpo_core.training.trainer import pick_profile
 
 PROFILES = builtin_profiles()
 
@@ -130,7 +130,7 @@ def test_gpu_without_cuda_picks_the_smallest_tier_and_says_so(monkeypatch):
 def test_the_cpu_probe_names_the_bf16_instructions(monkeypatch, amx, avx512, expected):
     import torch
 
-    from grpo_core.profiles import native_bf16_cpu
+    from grpo_core.builtin.profiles import native_bf16_cpu
 
     monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: amx)
     monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: avx512)
@@ -149,7 +149,7 @@ def test_the_cpu_probe_names_the_bf16_instructions(monkeypatch, amx, avx512, exp
 )
 def test_auto_picks_a_cpu_profile_from_the_instructions_and_says_why(monkeypatch, cuda, native, expected, words):
     cuda.install(monkeypatch)
-    monkeypatch.setattr("grpo_core.profiles.native_bf16_cpu", lambda: native)  # what this CPU's probe answers
+    monkeypatch.setattr("grpo_core.builtin.profiles.native_bf16_cpu", lambda: native)  # what this CPU's probe answers
     profile, reason = pick_profile("auto")
     assert profile.name == expected and words in reason
     assert profile.grpo_config["use_cpu"] is True and profile.grpo_config["bf16"] is (native is not None)
@@ -214,7 +214,7 @@ def test_third_party_profile_registers_and_launches_like_a_builtin():
         result = CliRunner().invoke(cli, ["profiles", "--json"])
         rows = {row["name"]: row for row in json.loads(result.stdout)}
         assert rows["lab-cluster"]["distribution"] == "lab-profiles" and rows["lab-cluster"]["launcher"] is True
-        from grpo_core.launch import launch_command
+        from grpo_core.training.launch import launch_command
 
         command = launch_command(profile, None, ["--model", "m"])
         assert command[command.index("--num_processes") + 1] == "4"

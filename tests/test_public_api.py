@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PUBLIC_MODULES = {"grpo_core", "grpo_core.testing"}
 # Everything users copy or install: the shipped plugins (tests included), examples/, the new-plugin templates.
 CONSUMERS = sorted(
-    [*ROOT.glob("plugins/**/*.py"), *ROOT.glob("examples/**/*.py"), *ROOT.glob("grpo_core/templates/**/*.py.tmpl")]
+    [*ROOT.glob("plugins/**/*.py"), *ROOT.glob("examples/**/*.py"), *ROOT.glob("grpo_core/plugins/templates/**/*.py.tmpl")]
 )
 PUBLIC_NAMES = [("grpo_core", name) for name in grpo_core.__all__] + [
     ("grpo_core.testing", name) for name in grpo_core.testing.__all__
@@ -36,8 +36,8 @@ def core_imports(source: str) -> list[tuple[int, str]]:
 
 
 def test_the_meta_test_sees_function_level_and_submodule_imports():
-    source = "import grpo_core.models\ndef f():\n    from grpo_core.timeout import get_pool\n    from grpo_core import options\n"
-    assert [module for _, module in core_imports(source)] == ["grpo_core.models", "grpo_core.timeout",
+    source = "import grpo_core.builtin.models\ndef f():\n    from grpo_core.rewards.timeout import get_pool\n    from grpo_core import options\n"
+    assert [module for _, module in core_imports(source)] == ["grpo_core.builtin.models", "grpo_core.rewards.timeout",
                                                               "grpo_core", "grpo_core.options"]
     assert core_imports("from grpo_core import load_rewards\nfrom grpo_core.testing import texts\n") == [
         (1, "grpo_core"), (2, "grpo_core.testing")]

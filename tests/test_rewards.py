@@ -6,7 +6,7 @@ import pytest
 from grpo_core import Param, RewardSpec, Unscored, hookimpl, load_rewards
 from grpo_core.errors import RewardError, UsageError
 from grpo_core.plugins import registered
-from grpo_core.rewards import Reward, completion_text
+from grpo_core.rewards.reward import Reward, completion_text
 
 import reward_fixtures as fx
 

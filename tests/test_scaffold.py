@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from grpo_core.cli import cli
 from grpo_core.errors import UsageError
-from grpo_core.scaffold import KINDS, plugin_names, render, write_plugin
+from grpo_core.plugins.scaffold import KINDS, plugin_names, render, write_plugin
 
 
 def run(*args):

@@ -19,7 +19,7 @@ ROW_SURVEY_SIZE = 50  # rows drawn from a reward's column_strategy to look for r
 
 def degenerate_pairs(value) -> tuple[list, str]:
     """The (label, completion text) pairs a degenerate() callable returned, or why they are not that."""
-    from grpo_core.rewards import completion_text
+    from grpo_core.rewards.reward import completion_text
 
     expected = "degenerate() must return a list of (label, completion) pairs"
     try:
@@ -73,7 +73,7 @@ class Audit:
         """Score the degenerate completions for one row next to real ones (the gold and drawn completions);
         a PropertyResult when one is paid too much, else how many were scored. The first row gets every generic
         attack; later rows the ones built from the row's answer, and half the others in turn, to save time."""
-        from grpo_core.degenerate import ATTACK_PARTS, attacks, generic_degenerate, padding_to
+        from grpo_core.checks.degenerate import ATTACK_PARTS, attacks, generic_degenerate, padding_to
 
         params = self.variants[vi].params
         declared: list = []

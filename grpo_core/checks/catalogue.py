@@ -15,7 +15,7 @@ PROPERTIES = {
     "hostile": "hostile text (empty, 1 MB, control characters, surrogates, unbalanced tags, deep JSON, LaTeX bombs) never crashes it or scores outside the bounds",
     "time": "each completion is scored within {seconds:g} s",
 }
-# The generic completions that skip the task, tried on every reward (grpo_core.degenerate).
+# The generic completions that skip the task, tried on every reward (grpo_core.checks.degenerate).
 GENERIC_ATTACKS = ("empty, whitespace, the prompt copied back, padding, repetition, number sprays, the gold among "
                    "other numbers, blank-rendering characters, near-repeats, content-free text in tags")
 PROPERTIES["degenerate"] = (f"no completion that skips the task ({GENERIC_ATTACKS}, and the ones the reward declares) "

@@ -7,7 +7,7 @@ import pickle
 import threading
 from typing import Any, Callable
 
-from grpo_core.rewards import RewardChecks, RewardSpec
+from grpo_core.rewards.reward import RewardChecks, RewardSpec
 
 
 class Hung(BaseException):
@@ -82,7 +82,7 @@ class Executor:
 
     def run(self, func: Callable, args: tuple, seconds: float):
         if self.mode == "process" and self._start():
-            from grpo_core.timeout import TIMEOUT, Failure
+            from grpo_core.rewards.timeout import TIMEOUT, Failure
 
             result = self.pool.map(func, [(args, {})], seconds)[0]
             if result is TIMEOUT:
@@ -97,7 +97,7 @@ class Executor:
     def _start(self) -> bool:
         if self.pool is not None:
             return True
-        from grpo_core.timeout import Failure, WorkerPool
+        from grpo_core.rewards.timeout import Failure, WorkerPool
 
         if getattr(self.spec.func, "__module__", None) == "__main__":  # a worker cannot import a script
             self.mode = "thread"

@@ -8,13 +8,13 @@ from typing import Callable
 
 from grpo_core.checks.executor import OutOfTime
 from grpo_core.checks.subject import Item
-from grpo_core.rewards import Reward
+from grpo_core.rewards.reward import Reward
 
 
 def prompt_of(row) -> str:
     """The question a row asks: a plain prompt, or a chat prompt's last user turn (not the worked
     examples before it, whose answers are not the model's to copy)."""
-    from grpo_core.rewards import completion_text
+    from grpo_core.rewards.reward import completion_text
 
     if not isinstance(row, dict):
         return ""
@@ -82,7 +82,7 @@ class Inputs:
         def build():
             from hypothesis import strategies as st
 
-            from grpo_core.rewards import completion_text
+            from grpo_core.rewards.reward import completion_text
             from grpo_core.checks.texts import texts
 
             variant = self.variants[vi]

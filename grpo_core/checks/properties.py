@@ -98,7 +98,7 @@ class GenericProperties:
         return self._hypothesis("gold", strategy, check, deadline, counters)
 
     def check_direction(self, direction, deadline: float) -> PropertyResult:
-        from grpo_core.rewards import completion_text
+        from grpo_core.rewards.reward import completion_text
 
         prop = f"direction: {direction.description}"
         counters = {"scored": 0, "fail": True,

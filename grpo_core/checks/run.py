@@ -15,7 +15,7 @@ from grpo_core.checks.inputs import Inputs
 from grpo_core.checks.properties import GenericProperties
 from grpo_core.checks.report import FAIL, PASS, SKIP, CheckReport, PropertyResult
 from grpo_core.checks.subject import DEFAULT_ITEM_TIMEOUT_S, RewardUnderTest
-from grpo_core.rewards import Reward
+from grpo_core.rewards.reward import Reward
 
 DEFAULT_MAX_EXAMPLES = 20
 PREFLIGHT_MAX_EXAMPLES = 8

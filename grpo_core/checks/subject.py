@@ -10,7 +10,7 @@ from typing import Callable
 
 from grpo_core.checks.display import clip, clip_repr
 from grpo_core.checks.executor import Executor, Hung
-from grpo_core.rewards import Reward, RewardSpec
+from grpo_core.rewards.reward import Reward, RewardSpec
 
 DEFAULT_ITEM_TIMEOUT_S = 2.0
 MAX_PARAM_VARIANTS = 12
@@ -193,7 +193,7 @@ class RewardUnderTest:
         return Outcome(scores, int(metrics.get(f"rewards/{self.name}/errors", 0)), timeouts, raised)
 
     def _direct(self, vi: int, parts: dict, index: int | None) -> tuple[str, str]:
-        from grpo_core.rewards import call_arguments
+        from grpo_core.rewards.reward import call_arguments
 
         variant = self.variants[vi]
         columns = {name: parts["columns"][source] for name, source in variant.columns.items()}
@@ -202,7 +202,7 @@ class RewardUnderTest:
                                       parts["ids"], index)
         call = (self.spec.func, self.spec.batched, args, kwargs)
         if variant.timeout is not None and index is not None:
-            from grpo_core.timeout import TIMEOUT, Failure, get_pool
+            from grpo_core.rewards.timeout import TIMEOUT, Failure, get_pool
 
             result = get_pool().map(direct_call, [(call, {})], variant.timeout + 1.0)[0]
             if result is TIMEOUT:

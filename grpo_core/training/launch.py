@@ -61,7 +61,7 @@ def write_accelerate_config(config: dict, name: str) -> Path:
     """Write ``config`` as YAML under the cache directory; the file is named by its content, so reruns reuse it."""
     import yaml
 
-    from grpo_core.models import cache_dir
+    from grpo_core.builtin.models import cache_dir
 
     text = yaml.safe_dump(config, sort_keys=True)
     digest = hashlib.sha256(text.encode()).hexdigest()[:12]

@@ -11,9 +11,9 @@ def load_dataset(name: str, args: dict | None = None, rewards: list | None = Non
     the hub gets one quick reachability check. With ``rewards`` (from ``load_rewards``) the dataset must
     have every column they read, with a value in each row, or a UsageError says which.
     """
-    from grpo_core.data import check_columns
+    from grpo_core.builtin.datasets import check_columns
     from grpo_core.plugins import get_registry
-    from grpo_core.training import load_dataset_offline_first
+    from grpo_core.training.trainer import load_dataset_offline_first
 
     spec = get_registry().dataset(name)
     dataset = load_dataset_offline_first(spec, spec.resolve(args), name)
@@ -29,8 +29,8 @@ def resolve_model(name: str) -> str:
     ``"smollm2-135m"`` converts the embedded model once; a local folder or hub id comes back unchanged.
     A name that is none of these is a UsageError listing the installed aliases.
     """
-    from grpo_core.training import check_model_name
-    from grpo_core.training import resolve_model as model_location
+    from grpo_core.training.trainer import check_model_name
+    from grpo_core.training.trainer import resolve_model as model_location
 
     check_model_name(name)
     return model_location(name)

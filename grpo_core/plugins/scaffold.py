@@ -2,7 +2,7 @@
 
 The package has a pyproject.toml with the ``grpo`` entry point, a module with a commented hook
 implementation and spec, a README, and tests (for a reward: grpo-core's property suite through
-the ``grpo_check`` pytest fixture). Templates live in ``grpo_core/templates/<kind>/``.
+the ``grpo_check`` pytest fixture). Templates live in ``grpo_core/plugins/templates/<kind>/``.
 """
 
 from __future__ import annotations
@@ -128,7 +128,7 @@ def write_plugin(distribution: str, kind: str = "reward", directory: str | Path 
         "description": DESCRIPTIONS[kind].format(name=names.name),
         "core_requirement": _core_requirement(),
     }
-    templates = resources.files("grpo_core") / "templates"
+    templates = resources.files("grpo_core.plugins") / "templates"
     written = []
     for target, source in FILES.items():
         text = (templates / source.format(kind=kind)).read_text(encoding="utf-8")

@@ -1,4 +1,4 @@
-"""Worker process for grpo_core.timeout: reads pickled calls, writes pickled results."""
+"""Worker process for grpo_core.rewards.timeout: reads pickled calls, writes pickled results."""
 
 import os
 import pickle

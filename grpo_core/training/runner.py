@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import click
 
-from grpo_core.config import default_config_file, file_layer, read_config_file
-from grpo_core.options import parse_key_values, parse_reward_options
-from grpo_core.settings import RunSettings, parse_grpo_fields, settings_from_layers
+from grpo_core.settings.files import default_config_file, file_layer, read_config_file
+from grpo_core.settings.flags import parse_key_values, parse_reward_options
+from grpo_core.settings.declared import RunSettings, parse_grpo_fields, settings_from_layers
 
 # The quick checks before training must end within 3 s for all rewards together; the checks overshoot
 # the time they are given by a fraction of a second (benchmarks/bench_preflight.py measures the total).
@@ -38,7 +38,7 @@ def settings_from_options(config_file=None, no_preflight=False, stage_layer=None
     layers = [default]
     if config_file is not None:
         data = read_config_file(config_file)
-        data.pop("stages", None)  # read by grpo_core.stages, which passes each stage as stage_layer
+        data.pop("stages", None)  # read by grpo_core.training.stages, which passes each stage as stage_layer
         layers.append(file_layer(data, config_file))
     if stage_layer is not None:
         layers.append(stage_layer)
@@ -55,7 +55,7 @@ def flag_layer(rewards=(), reward_args=(), dataset_args=(), overrides=(), max_st
     if args:
         result["reward_args"] = args
     if reward_schedules:
-        from grpo_core.schedules import parse_cli_schedules
+        from grpo_core.training.schedules import parse_cli_schedules
 
         result["reward_schedules"] = parse_cli_schedules(reward_schedules)
     if dataset_args:
@@ -68,8 +68,10 @@ def flag_layer(rewards=(), reward_args=(), dataset_args=(), overrides=(), max_st
 
 
 def run_from_options(dry_run=False, num_processes=None, argv=(), stage=None, **options) -> None:
-    """Input checks first (names and values, the model, the dataset), then the output folder, preflight, training."""
-    from grpo_core import launch, stages, training
+    """Input checks first (names and values, the model, the dataset), then the output folder, preflight, trainer."""
+    from grpo_core.training import launch
+    from grpo_core.training import stages
+    from grpo_core.training import trainer
 
     log = lambda message: click.echo(message, err=True)
     staged = stages.read_stages(options.get("config_file"), stage)
@@ -79,27 +81,27 @@ def run_from_options(dry_run=False, num_processes=None, argv=(), stage=None, **o
         return
     settings = settings_from_options(**options)
     launched = launch.is_launched()
-    run = training.resolve(settings, log=log, load_dataset=False, num_processes=num_processes)
+    run = trainer.resolve(settings, log=log, load_dataset=False, num_processes=num_processes)
     command = None if launched else launch.launch_command(
         run.profile, num_processes, [a for a in argv if a != "--dry-run"]
     )
     if dry_run:
-        from grpo_core.run_record import describe
+        from grpo_core.rundir.record import describe
 
-        log(training.profile_line(run))
+        log(trainer.profile_line(run))
         click.echo(describe(run, command))
         return
     compare = settings.compare and not launched  # the held-out comparison comes first, then the summary
     if not launched:
-        training.check_model_available(run.model)
-    training.load_data(run)  # a bad dataset is the user's input: said before the output folder's state
-    lock = None if launched else training.claim_outputs(run, log)
+        trainer.check_model_available(run.model)
+    trainer.load_data(run)  # a bad dataset is the user's input: said before the output folder's state
+    lock = None if launched else trainer.claim_outputs(run, log)
     try:
-        log(training.profile_line(run))
+        log(trainer.profile_line(run))
         if settings.preflight and not launched:
             preflight(run)
         if command is not None:
-            training.replace_outputs(run, log)
+            trainer.replace_outputs(run, log)
             click.echo(f"launching: {' '.join(command)}", err=True)
             code = _wait_for(command)
             if code:
@@ -107,11 +109,11 @@ def run_from_options(dry_run=False, num_processes=None, argv=(), stage=None, **o
             return
         if compare:
             _warn_trained_rows(run, settings.compare, log)
-        trainer = training.train(run, log=log, lock=lock, summary=not compare)
+        trainer = trainer.train(run, log=log, lock=lock, summary=not compare)
     finally:
         if lock is not None:
             lock.release()
-    from grpo_core.outputs import interrupted
+    from grpo_core.rundir.outputs import interrupted
 
     if interrupted(trainer):
         raise SystemExit(130)  # scripts can tell an interrupted run from a finished one
@@ -123,7 +125,7 @@ def _wait_for(command: list[str]) -> int:
     """Run the launched processes; Ctrl-C reaches them (they save and stop) while this process waits for them."""
     import signal
 
-    from grpo_core import launch
+    from grpo_core.training import launch
 
     previous = signal.signal(signal.SIGINT, lambda *_: None)
     try:
@@ -134,7 +136,7 @@ def _wait_for(command: list[str]) -> int:
 
 def _warn_trained_rows(run, n: int, log) -> None:
     """Before training: a comparison on rows the run trains on is said to be one, so it is not read as held out."""
-    from grpo_core.sample import has_held_out_split
+    from grpo_core.training.sample import has_held_out_split
 
     if not has_held_out_split(run.dataset_spec, run.dataset_params):
         log(f"warning: --compare {n}: dataset '{run.settings.dataset}' has no test split, so the comparison after "
@@ -145,10 +147,10 @@ def _compare(run, n: int) -> None:
     """Score the base model and the trained one on the same held-out prompts, then show the training trend."""
     from pathlib import Path
 
-    from grpo_core import outputs
+    from grpo_core.rundir import outputs
     from grpo_core.plugins import get_registry
-    from grpo_core.sample import comparison_heading, format_comparison, held_out_rows, score_models
-    from grpo_core.training import resolve_model
+    from grpo_core.training.sample import comparison_heading, format_comparison, held_out_rows, score_models
+    from grpo_core.training.trainer import resolve_model
 
     output_dir = Path(run.grpo["output_dir"])
     final = str(output_dir / "final")
@@ -180,25 +182,25 @@ def preflight(run) -> None:
 
 
 def sample_models(models, dataset, dataset_args, rewards, reward_args, n, max_new_tokens, temperature, output=None):
-    """Score each model's completions on the dataset's last ``n`` rows (see grpo_core.sample)."""
+    """Score each model's completions on the dataset's last ``n`` rows (see grpo_core.training.sample)."""
     import json
 
-    from grpo_core import training
-    from grpo_core.data import check_columns
+    from grpo_core.training import trainer
+    from grpo_core.builtin.datasets import check_columns
     from grpo_core.plugins import get_registry
-    from grpo_core.rewards import load_rewards
-    from grpo_core.sample import held_out, score_models
+    from grpo_core.rewards.reward import load_rewards
+    from grpo_core.training.sample import held_out, score_models
 
-    training._quiet_libraries()
+    trainer._quiet_libraries()
     names, weights, args = parse_reward_options(rewards, reward_args)
     loaded = load_rewards(names, args=args, weights=weights, dataset=dataset)
     for model in models:
-        training.check_model_name(model)
-        training.check_model_available(model)
+        trainer.check_model_name(model)
+        trainer.check_model_available(model)
     spec = get_registry().dataset(dataset)
     rows = held_out(spec.load(**spec.resolve(parse_key_values(dataset_args, "--dataset-arg"))), n)
     check_columns(rows, loaded, dataset)
-    paths = [(model, training.resolve_model(model)) for model in models]
+    paths = [(model, trainer.resolve_model(model)) for model in models]
     results = score_models(paths, rows, loaded, max_new_tokens, temperature=temperature)
     if output:
         with open(output, "w") as handle:

@@ -1,17 +1,17 @@
-"""Config files: reading one, and turning its mapping into a settings layer (see grpo_core.settings).
+"""Config files: reading one, and turning its mapping into a settings layer (see grpo_core.settings.declared).
 
 The YAML file uses TRL's own GRPOConfig field names (so a ``trl grpo --config`` file keeps
-working for those), plus grpo-core's keys (``grpo_core.settings.FILE_KEYS``).
+working for those), plus grpo-core's keys (``grpo_core.settings.declared.FILE_KEYS``).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from grpo_core.bounds import check_bound
+from grpo_core.settings.bounds import check_bound
 from grpo_core.errors import UsageError
-from grpo_core.options import parse_weight
-from grpo_core.settings import (  # noqa: F401  (RunSettings: imported from here by callers)
+from grpo_core.settings.flags import parse_weight
+from grpo_core.settings.declared import (  # noqa: F401  (RunSettings: imported from here by callers)
     FILE_KEYS,
     RUN_SETTINGS,
     TRL_ALIASES,
@@ -28,7 +28,7 @@ def default_config_file() -> str:
     """The packaged config of the run ``grpo-run`` does with no arguments."""
     from importlib import resources
 
-    return str(resources.files("grpo_core").joinpath("default_run.yaml"))
+    return str(resources.files("grpo_core.settings").joinpath("default_run.yaml"))
 
 
 def read_config_file(path: str) -> dict:

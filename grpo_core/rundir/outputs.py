@@ -54,7 +54,7 @@ def truncate_metrics(path: Path, step: int) -> None:
     path = Path(path)
     if not path.exists():
         return
-    from grpo_core.rundir import write_atomic
+    from grpo_core.rundir.folder import write_atomic
 
     kept = [line for line in path.read_text().splitlines() if line.strip() and record_step(json.loads(line)) <= step]
     write_atomic(path, "".join(line + "\n" for line in kept))

@@ -2,7 +2,7 @@
 ``--dry-run``'s settings block and the docs table are all made from ``SETTINGS``.
 
 GRPOConfig fields are not declared here: they are TRL's, read with TRL's own field types
-(grpo_core.grpo_fields). The bound of every number, flag or not, is in grpo_core.bounds.
+(grpo_core.settings.grpo_fields). The bound of every number, flag or not, is in grpo_core.settings.bounds.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from typing import Any
 
 import click
 
-from grpo_core.bounds import check_bound
+from grpo_core.settings.bounds import check_bound
 from grpo_core.errors import UsageError
-from grpo_core.grpo_fields import _parse_field, _shown, field_table, grpo_defaults  # noqa: F401  (imported from here)
-from grpo_core.params import did_you_mean
+from grpo_core.settings.grpo_fields import _parse_field, _shown, field_table, grpo_defaults  # noqa: F401  (imported from here)
+from grpo_core.settings.params import did_you_mean
 
 
 @dataclass(frozen=True)
@@ -107,7 +107,7 @@ RunSettings.__doc__ = "Everything a training run needs, before anything heavy is
 
 
 class BoundedInt(click.ParamType):
-    """A whole number within its setting's bound (grpo_core.bounds), the one ``--set`` and config files obey."""
+    """A whole number within its setting's bound (grpo_core.settings.bounds), the one ``--set`` and config files obey."""
 
     name = "integer"
 
@@ -198,7 +198,7 @@ def settings_table() -> str:
 
 
 def parse_grpo_fields(values: dict, source: str) -> dict:
-    """``values`` read with each GRPOConfig field's own type and checked against its bound (grpo_core.bounds);
+    """``values`` read with each GRPOConfig field's own type and checked against its bound (grpo_core.settings.bounds);
     an unknown field or a bad value is a UsageError."""
     table = field_table()
     result = {}

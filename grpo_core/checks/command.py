@@ -47,8 +47,8 @@ def check(rewards, reward_args, dataset, dataset_args, max_examples, seed, as_js
     scoring no more than they should. With --dataset, every check runs on that dataset's rows. A
     failure shows the smallest input hypothesis found. Exits with 1 when any property fails.
     """
-    from grpo_core.options import parse_key_values, parse_reward_options
-    from grpo_core.rewards import load_rewards
+    from grpo_core.settings.flags import parse_key_values, parse_reward_options
+    from grpo_core.rewards.reward import load_rewards
 
     if dataset_args and not dataset:
         raise _BadInput("--dataset-arg needs --dataset NAME: the dataset whose rows the checks use")
@@ -108,8 +108,8 @@ def _dataset_rows(name: str, args: dict, selected: list, every: bool) -> tuple[l
     import datasets
 
     from grpo_core.checks import dataset_rows
-    from grpo_core.data import check_columns
-    from grpo_core.loading import load_dataset
+    from grpo_core.builtin.datasets import check_columns
+    from grpo_core.training.loading import load_dataset
 
     datasets.disable_progress_bars()  # the report (and --json) owns the output
     data = load_dataset(name, args, rewards=None if every else selected)

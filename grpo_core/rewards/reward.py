@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from grpo_core.errors import RewardError, UsageError
-from grpo_core.unscored import Unscored  # noqa: F401  (public as grpo_core.Unscored)
-from grpo_core.params import Param, resolve_params
-from grpo_core.reward_checks import Direction  # noqa: F401  (grpo_core.rewards.Direction, as before)
-from grpo_core.reward_checks import FLAT_KEYWORDS, RewardChecks, accept_flat_keywords, flat_attribute
+from grpo_core.rewards.unscored import Unscored  # noqa: F401  (public as grpo_core.Unscored)
+from grpo_core.settings.params import Param, resolve_params
+from grpo_core.rewards.declared import Direction  # noqa: F401  (grpo_core.rewards.reward.Direction, as before)
+from grpo_core.rewards.declared import FLAT_KEYWORDS, RewardChecks, accept_flat_keywords, flat_attribute
 
 
 @dataclass(frozen=True)
@@ -229,7 +229,7 @@ class Reward:
         texts, columns, prompts, completion_ids = call
         calls = [call_arguments(self.spec, self.params, texts, columns, prompts, completion_ids, i) for i in range(n)]
         if self.timeout is not None and n:
-            from grpo_core.timeout import TIMEOUT, Failure, get_pool
+            from grpo_core.rewards.timeout import TIMEOUT, Failure, get_pool
 
             raw = get_pool().map(self.spec.func, calls, self.timeout)
             outcomes = [

@@ -11,9 +11,9 @@ from importlib import metadata
 
 import pluggy
 
-from grpo_core import hookspecs
+from grpo_core.plugins import hookspecs
 from grpo_core.errors import PluginError, UsageError
-from grpo_core.params import did_you_mean
+from grpo_core.settings.params import did_you_mean
 
 ENTRY_POINT_GROUP = "grpo"
 BUILTIN_DISTRIBUTION = "grpo-core"

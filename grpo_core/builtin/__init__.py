@@ -3,15 +3,15 @@
 
 from __future__ import annotations
 
-from grpo_core.data import MAPPING_PARAMS
-from grpo_core.hookspecs import hookimpl
-from grpo_core.params import Param
+from grpo_core.builtin.datasets import MAPPING_PARAMS
+from grpo_core.plugins.hookspecs import hookimpl
+from grpo_core.settings.params import Param
 from grpo_core.specs import DatasetSpec, ModelSpec
 
 
 @hookimpl
 def register_profiles(register):
-    from grpo_core.profiles import builtin_profiles
+    from grpo_core.builtin.profiles import builtin_profiles
 
     for profile in builtin_profiles():
         register(profile)
@@ -51,20 +51,20 @@ def register_datasets(register):
 
 
 def _load_local(path=None, files=None, **mapping):
-    from grpo_core.data import load_local
+    from grpo_core.builtin.datasets import load_local
 
     return load_local(path, files, **mapping)
 
 
 def _load_hub(name=None, config=None, revision=None, **mapping):
-    from grpo_core.data import load_hub
+    from grpo_core.builtin.datasets import load_hub
 
     return load_hub(name, config, revision, **mapping)
 
 
 @hookimpl
 def register_models(register):
-    from grpo_core import models
+    from grpo_core.builtin import models
 
     register(
         ModelSpec(
@@ -86,6 +86,6 @@ def register_models(register):
 
 @hookimpl
 def register_commands(cli):
-    from grpo_core.scaffold import add_command
+    from grpo_core.plugins.scaffold import add_command
 
     add_command(cli)

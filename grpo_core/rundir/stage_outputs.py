@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from grpo_core.errors import UsageError
-from grpo_core.rundir import write_atomic
+from grpo_core.rundir.folder import write_atomic
 
 STATE_FILE = "stages.json"  # the stages that finished, and their step counts
 
@@ -29,7 +29,7 @@ def write_state(root: Path, finished: dict) -> None:
 def stage_records(root: Path, stages) -> tuple[list[dict], list[tuple[int, str]]]:
     """Every stage's metrics in order, with ``step`` counted over the whole run, ``stage`` and ``stage_step``;
     and where each stage starts (its first global step minus one, its name)."""
-    from grpo_core import outputs
+    from grpo_core.rundir import outputs
 
     finished = read_state(root)
     records, starts, offset = [], [], 0
@@ -53,7 +53,7 @@ def _global(record: dict, offset: int, stage: str) -> dict:
 
 def merge_stage_metrics(root: Path, stages) -> Path | None:
     """Rewrite ``root/metrics.jsonl`` from the stages' folders and draw ``root/reward_curve.png``; the plot's path."""
-    from grpo_core import outputs
+    from grpo_core.rundir import outputs
 
     records, starts = stage_records(root, stages)
     text = "".join(json.dumps(record, default=float) + "\n" for record in records)
@@ -65,13 +65,13 @@ def merge_stage_metrics(root: Path, stages) -> Path | None:
 def plot_stages(records: list[dict], names: list[str], starts: list[tuple[int, str]], path: Path) -> Path | None:
     """The rewards of the whole run, each stage's trend averaged within the stage, a dotted line where each stage
     starts, and (right axis, dotted) the weights that changed."""
-    from grpo_core import outputs
+    from grpo_core.rundir import outputs
 
     return outputs.save_figure(stage_figure(records, names, starts), path)
 
 
 def stage_figure(records: list[dict], names: list[str], starts: list[tuple[int, str]]):
-    from grpo_core import outputs
+    from grpo_core.rundir import outputs
 
     steps = [r for r in records if "reward" in r]
     if not steps:

@@ -7,15 +7,15 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grpo_core.grpo_fields import check_grpo_config
-from grpo_core.settings import RunSettings, grpo_defaults, layer, parse_grpo_fields
-from grpo_core.data import check_columns
+from grpo_core.settings.grpo_fields import check_grpo_config
+from grpo_core.settings.declared import RunSettings, grpo_defaults, layer, parse_grpo_fields
+from grpo_core.builtin.datasets import check_columns
 from grpo_core.errors import UsageError
 from grpo_core.plugins import get_registry
-from grpo_core.rewards import load_rewards
-from grpo_core.run_record import name_base_model, run_config, write_run_config
-from grpo_core.schedules import build_schedules, constant_weights
-from grpo_core.rundir import (RUN_CONFIG, RunLock, check_is_folder, check_output_dir, check_resumable,
+from grpo_core.rewards.reward import load_rewards
+from grpo_core.rundir.record import name_base_model, run_config, write_run_config
+from grpo_core.training.schedules import build_schedules, constant_weights
+from grpo_core.rundir.folder import (RUN_CONFIG, RunLock, check_is_folder, check_output_dir, check_resumable,
                               remove_checkpoints, remove_owned)
 
 DEFAULT_OUTPUT_DIR = "runs/grpo"
@@ -90,7 +90,7 @@ def load_data(run: ResolvedRun) -> None:
 
 def load_dataset_offline_first(spec, params: dict, name: str):
     """Local data never touches the network; a dataset that needs the hub gets one quick reachability check."""
-    from grpo_core import offline
+    from grpo_core.training import offline
 
     def no_network(error) -> UsageError:
         names = {p.name for p in spec.params}
@@ -120,7 +120,7 @@ def load_dataset_offline_first(spec, params: dict, name: str):
 
 def process_count(profile, num_processes: int | None) -> int:
     """How many training processes the run will have (TRL's batch rules count them)."""
-    from grpo_core import launch
+    from grpo_core.training import launch
 
     if launch.is_launched():
         return int(os.environ.get("WORLD_SIZE") or 1)
@@ -149,7 +149,7 @@ def check_model_name(name: str) -> None:
     models = get_registry().items["models"]
     if name in models or os.path.isdir(name) or ("/" in name and not os.path.exists(name)):
         return
-    from grpo_core.params import did_you_mean
+    from grpo_core.settings.params import did_you_mean
 
     raise UsageError(
         f"unknown model '{name}'{did_you_mean(name, models)}: not an installed alias "
@@ -162,7 +162,7 @@ def check_model_available(name: str) -> bool:
 
     A hub id that is not in the local cache costs one quick reachability check, never a retry.
     """
-    from grpo_core import offline
+    from grpo_core.training import offline
 
     alias = get_registry().model(name)
     if alias is not None and alias.available():
@@ -201,7 +201,9 @@ def build_trainer(run: ResolvedRun, progress: bool = True):
     from transformers.trainer_callback import ProgressCallback as TqdmCallback
     from trl import GRPOConfig, GRPOTrainer
 
-    from grpo_core import outputs, schedules
+    from grpo_core.rundir import outputs
+
+    from grpo_core.training import schedules
 
     grpo = dict(run.grpo)
     if progress:
@@ -214,7 +216,7 @@ def build_trainer(run: ResolvedRun, progress: bool = True):
 
         peft_config = LoraConfig(**run.profile.lora)
     output_dir = Path(args.output_dir)
-    from grpo_core.adapters import starting_model  # a later stage may continue the stage before it's LoRA adapter
+    from grpo_core.training.lora import starting_model  # a later stage may continue the stage before it's LoRA adapter
 
     model, tokenizer, peft_config = starting_model(resolve_model(run.model), run.adapter, args, peft_config)
     # TRL loads the model once, from args.model_init_kwargs, and its tokenizer (setting a missing pad token).
@@ -268,7 +270,7 @@ def check_outputs(run: ResolvedRun) -> Path | None:
     folder = Path(run.grpo["output_dir"])
     check_output_dir(folder, run.settings.resume, run.settings.overwrite)
     if run.settings.resume:
-        from grpo_core.rundir import MEANING_FIELDS
+        from grpo_core.rundir.folder import MEANING_FIELDS
 
         fields = grpo_defaults()
         defaults = {name: fields[name] for name in MEANING_FIELDS if name in fields}
@@ -303,7 +305,8 @@ def train(run: ResolvedRun, log=print, progress: bool = True, lock=None, summary
     are kept unless the run resumes them or ``overwrite`` replaces them. ``summary=False`` leaves the
     printed training summary to the caller (which shows the held-out comparison first).
     """
-    from grpo_core import launch, outputs
+    from grpo_core.training import launch
+    from grpo_core.rundir import outputs
 
     output_dir = Path(run.grpo["output_dir"])
     launched = launch.is_launched()
@@ -329,7 +332,8 @@ def train(run: ResolvedRun, log=print, progress: bool = True, lock=None, summary
 
 
 def _train(run: ResolvedRun, log, progress: bool, output_dir: Path, checkpoint, summary: bool):
-    from grpo_core import offline, outputs
+    from grpo_core.training import offline
+    from grpo_core.rundir import outputs
 
     if run.dataset is None:
         load_data(run)

@@ -7,8 +7,8 @@ import json
 import os
 from pathlib import Path
 from grpo_core.plugins import get_registry
-from grpo_core.rundir import write_atomic
-from grpo_core.settings import describe_settings
+from grpo_core.rundir.folder import write_atomic
+from grpo_core.settings.declared import describe_settings
 
 def run_config(run) -> dict:
     """Everything a resolved run (``training.ResolvedRun``) holds, as a config file with absolute paths: ``grpo-run --config`` reproduces it from any folder."""

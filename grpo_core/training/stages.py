@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grpo_core.errors import UsageError
-from grpo_core.stage_outputs import STATE_FILE, read_state, write_state
+from grpo_core.rundir.stage_outputs import STATE_FILE, read_state, write_state
 
 # Settings of the whole run, set at the top of the file (or on the command line), never inside a stage.
 RUN_WIDE = ("model", "profile", "output_dir", "compare", "resume", "preflight", "stages")
@@ -28,7 +28,7 @@ RESERVED = ("final", "merged", "completions")
 class Stage:
     name: str
     layer: dict  # the stage's settings layer, between the config file's top level and the flags
-    run: object = None  # its training.ResolvedRun
+    run: object = None  # its trainer.ResolvedRun
     starts_from: str = ""  # what its model is, in words
 
 
@@ -42,7 +42,7 @@ class Staged:
 
 def read_stages(config_file: str | None, only: str | None = None) -> Staged | None:
     """The config file's stages, checked (None for a file without ``stages:``); UsageError for a bad stage list."""
-    from grpo_core.config import file_layer, read_config_file
+    from grpo_core.settings.files import file_layer, read_config_file
 
     data = read_config_file(config_file) if config_file is not None else {}
     declared = data.get("stages")
@@ -100,11 +100,11 @@ def resolve_stages(staged: Staged, options: dict, settings_from_options, num_pro
 
     ``settings_from_options(**options, stage_layer=...)`` layers a stage's settings (``runner``'s).
     """
-    from grpo_core import training
+    from grpo_core.training import trainer
 
     options = dict(options)
     top = settings_from_options(**options)
-    root = Path(top.grpo.get("output_dir") or training.DEFAULT_OUTPUT_DIR).absolute()
+    root = Path(top.grpo.get("output_dir") or trainer.DEFAULT_OUTPUT_DIR).absolute()
     if staged.compare or options.get("compare"):  # the built-in default run's comparison is not asked for here
         raise UsageError("compare is not run after a staged run; remove it and compare with grpo-run sample --model "
                          f"BASE --model {root}/{staged.stages[-1].name}/final")
@@ -119,7 +119,7 @@ def resolve_stages(staged: Staged, options: dict, settings_from_options, num_pro
         if previous is not None and not (staged.only == stage.name and given_model and not _finished(root, previous)):
             final = root / previous.name / "final"
             stage.starts_from = f"the final model of stage '{previous.name}' ({final})"
-            if training.pick_profile(settings.profile)[0].lora:
+            if trainer.pick_profile(settings.profile)[0].lora:
                 adapter = str(final)  # the LoRA adapter carries over onto the same base model
             else:
                 settings.model = str(final)
@@ -127,7 +127,7 @@ def resolve_stages(staged: Staged, options: dict, settings_from_options, num_pro
                 raise UsageError(f"--stage {stage.name} starts from the final model of stage '{previous.name}', which "
                                  f"is not in {root / previous.name} yet; run that stage first, or give --model")
         try:
-            stage.run = training.resolve(settings, log=lambda message: None, load_dataset=False,
+            stage.run = trainer.resolve(settings, log=lambda message: None, load_dataset=False,
                                          num_processes=num_processes)
         except UsageError as error:
             raise UsageError(f"stage '{stage.name}': {error}") from None
@@ -140,14 +140,14 @@ def resolve_stages(staged: Staged, options: dict, settings_from_options, num_pro
 
 
 def training_profile_line(staged: Staged) -> str:
-    from grpo_core import training
+    from grpo_core.training import trainer
 
-    return training.profile_line(staged.stages[0].run)
+    return trainer.profile_line(staged.stages[0].run)
 
 
 def describe_stages(staged: Staged, root: Path) -> str:
     """``--dry-run`` of a staged run: every stage resolved, in order."""
-    from grpo_core.run_record import describe
+    from grpo_core.rundir.record import describe
 
     shown = [{"name": s.name, "folder": str(root / s.name), "starts_from": s.starts_from,
               **({"adapter": s.run.adapter} if s.run.adapter else {}), **json.loads(describe(s.run))}
@@ -167,7 +167,7 @@ def run_stages(staged: Staged, options: dict, settings_from_options, preflight, 
                log=print, argv=()) -> None:
     """Run the stages in order (or ``--stage`` alone): every stage checked, its data read and preflighted first.
 
-    ``settings_from_options`` and ``preflight`` are grpo_core.runner's (given, so this module does not import it).
+    ``settings_from_options`` and ``preflight`` are grpo_core.training.runner's (given, so this module does not import it).
     """
     import click
 
@@ -176,7 +176,7 @@ def run_stages(staged: Staged, options: dict, settings_from_options, preflight, 
         log(training_profile_line(staged))
         click.echo(describe_stages(staged, root))
         return
-    from grpo_core.rundir import RunLock
+    from grpo_core.rundir.folder import RunLock
 
     lock = RunLock(root).acquire()
     try:
@@ -192,8 +192,8 @@ def run_stages(staged: Staged, options: dict, settings_from_options, preflight, 
 
 def _check_outputs(staged: Staged, root: Path, options: dict) -> list:
     """The stages to train, after checking the output folder holds what --resume / --overwrite expect."""
-    from grpo_core import training
-    from grpo_core.rundir import checkpoints, owned_outputs
+    from grpo_core.training import trainer
+    from grpo_core.rundir.folder import checkpoints, owned_outputs
 
     # ``resume`` may come from the file's top level too; a stage cannot set it
     resume, overwrite = bool(staged.stages[0].run.settings.resume), bool(options.get("overwrite"))
@@ -218,13 +218,13 @@ def _check_outputs(staged: Staged, root: Path, options: dict) -> list:
         stage.run.settings.resume = resume and bool(checkpoints(folder))
         stage.run.settings.overwrite = overwrite or (resume and not stage.run.settings.resume)
         if stage.run.settings.resume:
-            training.check_outputs(stage.run)
+            trainer.check_outputs(stage.run)
     return todo
 
 
 def _foreign_outputs(staged: Staged, root: Path) -> list[str]:
     """What another (one-stage) run wrote into ``root``; a staged run's own are its metrics and plot there."""
-    from grpo_core.rundir import owned_outputs
+    from grpo_core.rundir.folder import owned_outputs
 
     found = owned_outputs(root)
     if (root / STATE_FILE).is_file() or any(owned_outputs(root / s.name) for s in staged.stages):
@@ -234,13 +234,13 @@ def _foreign_outputs(staged: Staged, root: Path) -> list[str]:
 
 def _prepare(staged: Staged, todo: list, root: Path, options: dict, preflight, log) -> None:
     """Before the first stage trains: the first model is there, and every stage's data and rewards pass the checks."""
-    from grpo_core import training
-    from grpo_core.rundir import remove_owned
+    from grpo_core.training import trainer
+    from grpo_core.rundir.folder import remove_owned
 
     if todo:
-        training.check_model_available(todo[0].run.model)
+        trainer.check_model_available(todo[0].run.model)
     for stage in todo:
-        training.load_data(stage.run)
+        trainer.load_data(stage.run)
     log(training_profile_line(staged))
     for stage in todo:
         if stage.run.settings.preflight:
@@ -266,8 +266,9 @@ def _prepare(staged: Staged, todo: list, root: Path, options: dict, preflight, l
 
 
 def _train_stage(staged: Staged, stage: Stage, root: Path, log, argv) -> None:
-    from grpo_core import outputs, training
-    from grpo_core.stage_outputs import merge_stage_metrics
+    from grpo_core.rundir import outputs
+    from grpo_core.training import trainer
+    from grpo_core.rundir.stage_outputs import merge_stage_metrics
 
     log(f"stage '{stage.name}' ({staged.stages.index(stage) + 1} of {len(staged.stages)}): starts from "
         f"{stage.starts_from}; outputs in {root / stage.name}")
@@ -279,7 +280,7 @@ def _train_stage(staged: Staged, stage: Stage, root: Path, log, argv) -> None:
             return
         log(message)
 
-    trainer = training.train(stage.run, log=stage_log)
+    trainer = trainer.train(stage.run, log=stage_log)
     interrupted = outputs.interrupted(trainer)
     if not interrupted:  # recorded first: the merged metrics count a finished stage by its steps
         finished = read_state(root)

@@ -5,7 +5,7 @@ A Python thread cannot be killed, so work that may hang runs in worker processes
 that misses its deadline is killed and replaced, and the item is reported as timed out. Workers
 die with this process however it dies: on Linux through a parent-death signal, elsewhere by
 watching a pipe that closes when it exits.
-Workers are plain ``python -m grpo_core._worker`` subprocesses, so a user's training script
+Workers are plain ``python -m grpo_core.rewards._worker`` subprocesses, so a user's training script
 is never re-imported in them (the trap of multiprocessing's spawn and forkserver).
 """
 
@@ -42,7 +42,7 @@ class _Worker:
         life_r, self._life_w = os.pipe()  # never written: the worker sees it close when this process dies
         # The worker imports reward modules by name, so it gets this process's import path.
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-        argv = [sys.executable, "-m", "grpo_core._worker", str(to_child_r), str(from_child_w), str(life_r),
+        argv = [sys.executable, "-m", "grpo_core.rewards._worker", str(to_child_r), str(from_child_w), str(life_r),
                 str(os.getpid())]
         fds = (to_child_r, from_child_w, life_r)
         try:
@@ -200,7 +200,7 @@ def run_with_timeouts(func: Callable, calls: list[tuple[tuple, dict]], seconds: 
     that raised. Works from any thread. ``func`` and its arguments must be picklable (a module-level
     function). ``GRPO_REWARD_WORKERS`` sets the number of workers. Public as ``grpo_core.run_with_timeouts``.
     """
-    from grpo_core.unscored import Unscored
+    from grpo_core.rewards.unscored import Unscored
 
     results = get_pool().map(func, calls, seconds)
     return [

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from grpo_core.errors import UsageError
-from grpo_core.params import Param, did_you_mean
+from grpo_core.settings.params import Param, did_you_mean
 
 _FORMATS = {".jsonl": "json", ".json": "json", ".csv": "csv", ".parquet": "parquet"}
 
