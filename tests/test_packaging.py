@@ -22,8 +22,14 @@ ROOT = Path(__file__).resolve().parents[1]
 PLUGINS = sorted(p.parent for p in ROOT.glob("plugins/*/pyproject.toml"))
 MODULES = {"grpo-core": "grpo_core", **{p.name: p.name.replace("-", "_") for p in PLUGINS}}
 # Build outputs and caches never go into a distribution's source copy.
-IGNORE = shutil.ignore_patterns("build", "dist", "*.egg-info", "__pycache__", ".hypothesis", ".pytest_cache",
-                                "runs", ".venv", ".git", "plugins", "examples", "benchmarks")
+_IGNORE_ANYWHERE = shutil.ignore_patterns("build", "dist", "*.egg-info", "__pycache__", ".hypothesis", ".pytest_cache",
+                                          "runs", ".venv", ".git")
+_IGNORE_AT_ROOT = {"plugins", "examples", "benchmarks"}  # the repository's other folders; grpo_core/plugins stays
+
+
+def IGNORE(folder, names):
+    at_root = {name for name in names if name in _IGNORE_AT_ROOT} if Path(folder) in (ROOT, *PLUGINS) else set()
+    return _IGNORE_ANYWHERE(folder, names) | at_root
 
 
 def _run(command, **kwargs):
@@ -148,7 +154,7 @@ def test_installed_grpo_run_checks_every_reward(venv):
 def test_installed_package_data(venv, tmp_path):
     root, _ = venv
     code = ("from importlib import resources; from grpo_core.training.runner import settings_from_options; "
-            "path = resources.files('grpo_core') / 'default_run.yaml'; "
+            "path = resources.files('grpo_core.settings') / 'default_run.yaml'; "
             "print(settings_from_options(config_file=str(path)).rewards)")
     assert "math" in _run([str(root / "bin" / "python"), "-c", code], env=_env(), cwd=root).stdout
     _run([str(root / "bin" / "grpo-run"), "new-plugin", "grpo-reward-from-wheel", "--dir", str(tmp_path / "new")],

@@ -109,13 +109,13 @@ def run_from_options(dry_run=False, num_processes=None, argv=(), stage=None, **o
             return
         if compare:
             _warn_trained_rows(run, settings.compare, log)
-        trainer = trainer.train(run, log=log, lock=lock, summary=not compare)
+        grpo_trainer = trainer.train(run, log=log, lock=lock, summary=not compare)
     finally:
         if lock is not None:
             lock.release()
     from grpo_core.rundir.outputs import interrupted
 
-    if interrupted(trainer):
+    if interrupted(grpo_trainer):
         raise SystemExit(130)  # scripts can tell an interrupted run from a finished one
     if compare:
         _compare(run, settings.compare)

@@ -280,15 +280,15 @@ def _train_stage(staged: Staged, stage: Stage, root: Path, log, argv) -> None:
             return
         log(message)
 
-    trainer = trainer.train(stage.run, log=stage_log)
-    interrupted = outputs.interrupted(trainer)
+    grpo_trainer = trainer.train(stage.run, log=stage_log)
+    interrupted = outputs.interrupted(grpo_trainer)
     if not interrupted:  # recorded first: the merged metrics count a finished stage by its steps
         finished = read_state(root)
-        finished[stage.name] = {"steps": int(trainer.state.global_step)}
+        finished[stage.name] = {"steps": int(grpo_trainer.state.global_step)}
         write_state(root, finished)
     merge_stage_metrics(root, staged.stages)  # a staged run is one process (resolve_stages refuses more)
     if interrupted:
         command = [a for a in argv if a not in ("--overwrite", "--resume")] + ["--resume"]
-        log(f"stage '{stage.name}' interrupted at step {trainer.state.global_step}; checkpoint saved in "
+        log(f"stage '{stage.name}' interrupted at step {grpo_trainer.state.global_step}; checkpoint saved in "
             f"{root / stage.name}. Resume with: grpo-run {shlex.join(command)}")
         raise SystemExit(130)
