@@ -266,7 +266,7 @@ def rewards_markdown() -> str:
             out += ["", "Example scores (computed by the reward):", "", "| completion | row | parameters | score |",
                     "|---|---|---|---|"]
             for completion, row, params in examples:
-                (reward,) = load_rewards([spec.name], args={spec.name: params} if params else None)
+                (reward,) = load_rewards([spec.name], params={spec.name: params} if params else None)
                 (score,) = call_reward(reward, [completion], **row)
                 row_text = ", ".join(f"{k} = {_code(str(v), 40)}" for k, v in row.items()) or "-"
                 params_text = ", ".join(f"`{k}={v}`" for k, v in params.items()) or "defaults"
