@@ -38,7 +38,7 @@ def main() -> None:
         row["prompt"] = [{"role": "system", "content": SYSTEM_PROMPT}, *row["prompt"]]
     dataset = Dataset.from_list(rows)
 
-    rewards = grpo_core.load_rewards(["math", "xml-format"], args={"xml-format": {"tags": "answer"}})
+    rewards = grpo_core.load_rewards(["math", "xml-format"], params={"xml-format": {"tags": "answer"}})
     model = grpo_core.resolve_model(options.model or "tiny-random")
     args = GRPOConfig(
         output_dir=options.output_dir,

@@ -8,8 +8,13 @@ import sys
 import click
 from click_default_group import DefaultGroup
 
+from grpo_core.builtin.profiles import describe_profile
+from grpo_core.checks.command import check
 from grpo_core.errors import GrpoError, PluginError, UsageError
-from grpo_core.settings.declared import training_options
+from grpo_core.plugins import get_registry, listing
+from grpo_core.settings.declared import option, training_options
+from grpo_core.training.runner import run_from_options, sample_models
+from grpo_core.training.sample import format_comparison
 
 
 class CommandError(click.ClickException):
@@ -29,9 +34,6 @@ class GrpoGroup(DefaultGroup):
     def _attach(self) -> None:
         if not GrpoGroup._attached:
             GrpoGroup._attached = True
-            from grpo_core.checks.command import check
-            from grpo_core.plugins import get_registry
-
             self.add_command(check)
             get_registry().add_commands(self)
 
@@ -78,8 +80,6 @@ def cli():
 def train(**options):
     """Train with GRPO (the default command): the built-in default run, changed field by field by
     --profile, --config and the flags below."""
-    from grpo_core.training.runner import run_from_options
-
     run_from_options(argv=sys.argv[1:], **options)
 
 
@@ -87,8 +87,6 @@ def train(**options):
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 def plugins(as_json):
     """List installed plugin distributions, their versions and what they register."""
-    from grpo_core.plugins import get_registry
-
     registry = get_registry()
     rows = [
         {
@@ -120,10 +118,10 @@ def plugins(as_json):
 
 @cli.command()
 @click.option("--model", "models", multiple=True, required=True, help="Model alias, folder or hub id; repeat to compare.")
-@click.option("--dataset", required=True, help="Dataset name.")
-@click.option("--dataset-arg", "dataset_args", multiple=True, metavar="KEY=VALUE", help="A dataset parameter.")
-@click.option("--reward", "rewards", multiple=True, required=True, metavar="NAME", help="A reward to score with.")
-@click.option("--reward-arg", "reward_args", multiple=True, metavar="NAME.KEY=VALUE", help="A reward parameter.")
+@option("dataset", required=True, help="Dataset name (see `grpo-run datasets`).")
+@option("dataset_args", help="A dataset parameter, e.g. path=data.jsonl.")
+@option("rewards", required=True, help="A reward to score with, NAME or NAME=WEIGHT; repeat for several.")
+@option("reward_args", help="A reward parameter, e.g. length.target=300.")
 @click.option("-n", "n", type=click.IntRange(min=1), default=50, show_default=True, help="Held-out prompts (the dataset's last rows).")
 @click.option("--max-new-tokens", type=click.IntRange(min=1), default=64, show_default=True)
 @click.option("--temperature", type=click.FloatRange(min=0), default=0.0, show_default=True, help="0 is greedy.")
@@ -131,20 +129,14 @@ def plugins(as_json):
 @click.option("--json", "as_json", is_flag=True, help="Print the means as JSON.")
 def sample(models, dataset, dataset_args, rewards, reward_args, n, max_new_tokens, temperature, output, as_json):
     """Generate on held-out prompts and print each reward's mean, e.g. base model against trained model."""
-    from grpo_core.training.runner import sample_models
-
     results = sample_models(models, dataset, dataset_args, rewards, reward_args, n, max_new_tokens, temperature, output)
     if as_json:
         click.echo(json.dumps([{"model": r["model"], "n": r["n"], "means": r["means"]} for r in results], indent=2))
     else:
-        from grpo_core.training.sample import format_comparison
-
         click.echo(format_comparison(results))
 
 
 def _show_listing(kind: str, as_json: bool) -> None:
-    from grpo_core.plugins import listing
-
     rows = listing.rows(kind)
     if as_json:
         click.echo(json.dumps(rows, indent=2, default=str))
@@ -184,8 +176,6 @@ def show_profile(name):
 
     For a profile that picks another (auto, gpu), shows the pick on this machine and why.
     """
-    from grpo_core.builtin.profiles import describe_profile
-
     click.echo(json.dumps(describe_profile(name), indent=2, default=str))
 
 

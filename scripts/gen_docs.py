@@ -266,7 +266,7 @@ def rewards_markdown() -> str:
             out += ["", "Example scores (computed by the reward):", "", "| completion | row | parameters | score |",
                     "|---|---|---|---|"]
             for completion, row, params in examples:
-                (reward,) = load_rewards([spec.name], args={spec.name: params} if params else None)
+                (reward,) = load_rewards([spec.name], params={spec.name: params} if params else None)
                 (score,) = call_reward(reward, [completion], **row)
                 row_text = ", ".join(f"{k} = {_code(str(v), 40)}" for k, v in row.items()) or "-"
                 params_text = ", ".join(f"`{k}={v}`" for k, v in params.items()) or "defaults"
@@ -321,8 +321,10 @@ def cli_markdown() -> str:
         "",
         "## Run settings",
         "",
-        "Each setting of a training run, declared once in `grpo_core/settings/declared.py`. A run layers, field by field:",
-        "the built-in default run < the hardware profile's GRPOConfig fields < the config file < the flags.",
+        "Each setting of a training run, declared once as a field of `Settings` in `grpo_core/settings/declared.py`.",
+        "A run layers, field by field: the built-in default run < the hardware profile's GRPOConfig fields < the",
+        "config file < the stage being run < the flags, except that the bare default run (no --config, --reward,",
+        "--dataset or --model) keeps its GRPOConfig values above the profile's (`grpo_core/settings/layers.py`).",
         "A config file also takes any GRPOConfig field by its own name; `--set FIELD=VALUE` does on the command line.",
         "",
         settings_table(),

@@ -60,7 +60,7 @@ def test_the_dataset_s_reward_params_reach_the_reward(asking):
 
 
 def test_the_user_s_reward_args_win_over_the_dataset_s(asking):
-    (reward,) = load_rewards(["moded"], args={"moded": {"level": "5"}}, dataset="asks")
+    (reward,) = load_rewards(["moded"], params={"moded": {"level": "5"}}, dataset="asks")
     assert reward.params == {"mode": "strict", "level": 5}
     params = _dry_run("--dataset", "asks", "--reward", "moded", "--reward-arg", "moded.mode=loose")
     assert params["moded"] == {"mode": "loose", "level": 2}
@@ -75,7 +75,7 @@ def test_only_rewards_in_the_run_take_the_dataset_s_params(asking):
 
 def test_a_parameter_the_reward_lacks_is_an_error_naming_the_dataset(asking):
     with pytest.raises(PluginError) as error:
-        load_rewards(["moded"], args={"moded": {"mode": "x"}}, dataset="asks-badly")
+        load_rewards(["moded"], params={"moded": {"mode": "x"}}, dataset="asks-badly")
     message = str(error.value)
     assert "dataset 'asks-badly'" in message and "'mood'" in message and "mode, level" in message
     with pytest.raises(PluginError, match="dataset 'asks-a-bad-value'.*expects int"):

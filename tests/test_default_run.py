@@ -7,7 +7,7 @@ import yaml
 from click.testing import CliRunner
 
 from grpo_core.cli import cli
-from grpo_core.settings.files import default_config_file
+from grpo_core.settings.layers import default_config_file
 from grpo_core.plugins import get_registry
 from grpo_core.builtin.profiles import native_bf16_cpu
 
@@ -71,7 +71,7 @@ def test_a_reward_flag_replaces_only_the_rewards():
 
 
 def test_layers_merge_field_by_field():
-    from grpo_core.settings.declared import layer
+    from grpo_core.settings.layers import layer
 
     merged = layer(
         {"rewards": ["math", "xml-format"], "reward_args": {"xml-format": {"tags": "answer"}, "math": {"rel_tol": 0}},

@@ -81,12 +81,14 @@ def test_hook_reference_examples_register_something(index):
             assert group.commands[name].help
 
 
-def test_user_guide_documents_every_config_key():
-    from grpo_core.settings.files import RUN_KEYS
+def test_every_config_key_is_in_the_generated_settings_table_the_user_guide_links_to():
+    from grpo_core.settings.declared import FILE_KEYS, settings_table
 
-    text = (DOCS / "user-guide.md").read_text()
-    undocumented = [key for key in RUN_KEYS if f"| `{key}` |" not in text]
-    assert not undocumented, f"docs/user-guide.md's config table lacks: {undocumented}"
+    table = settings_table()
+    undocumented = [key for key in FILE_KEYS if f"| `{key}` |" not in table]
+    assert not undocumented, f"the settings table lacks: {undocumented}"
+    assert "| `stages` |" in table  # read apart from RunSettings, declared all the same
+    assert "(cli.md#run-settings)" in (DOCS / "user-guide.md").read_text()
 
 
 def test_config_examples_in_the_docs_resolve(tmp_path, monkeypatch):

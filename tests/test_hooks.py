@@ -82,7 +82,7 @@ def test_hook_register_rewards(plugin):
     from grpo_core import load_rewards
 
     assert listed("rewards")["shouting"]["distribution"] == "grpo-everything"
-    (reward,) = load_rewards(["shouting"], args={"shouting": {"threshold": "0.9"}})
+    (reward,) = load_rewards(["shouting"], params={"shouting": {"threshold": "0.9"}})
     assert reward(prompts=["", ""], completions=["HELLO there", [{"role": "assistant", "content": "HELLO"}]]) == [0.0, 1.0]
 
 

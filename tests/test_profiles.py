@@ -7,7 +7,7 @@ from click.testing import CliRunner
 
 from grpo_core import HardwareProfile, hookimpl
 from grpo_core.cli import cli
-from grpo_core.settings.files import check_grpo_fields
+from grpo_core.settings.declared import parse_grpo_fields as check_grpo_fields
 from grpo_core.plugins import registered
 from grpo_core.builtin.profiles import GIB, GPU_TIERS, builtin_profiles, describe_profile, gpu_tier
 from grpo_core.training.trainer import pick_profile

@@ -7,7 +7,7 @@ import pytest
 import reward_fixtures as fx
 from grpo_core import Param, RewardSpec, hookimpl
 from grpo_core.training import trainer as training
-from grpo_core.settings.files import RunSettings
+from grpo_core.settings.declared import RunSettings
 from grpo_core.plugins import get_registry, registered
 
 pytestmark = pytest.mark.slow

@@ -65,7 +65,7 @@ def test_callable_is_named_after_the_plugin_and_carries_its_weight(plugin):
 
 
 def test_args_are_parsed_and_columns_can_be_remapped(plugin):
-    (reward,) = load_rewards(["count-a"], args={"count-a": {"answer_column": "gold", "strict": "true"}})
+    (reward,) = load_rewards(["count-a"], params={"count-a": {"answer_column": "gold", "strict": "true"}})
     assert reward.params == {"answer_column": "gold", "strict": True}
     assert reward.columns == {"answer": "gold"}
     assert reward(prompts=["p"], completions=["aa"], gold=[None]) == [None]
@@ -75,11 +75,11 @@ def test_args_are_parsed_and_columns_can_be_remapped(plugin):
 
 def test_bad_args_are_usage_errors(plugin):
     with pytest.raises(UsageError, match="reward 'count-a' has no parameter 'strictt' \\(did you mean 'strict'\\?\\)"):
-        load_rewards(["count-a"], args={"count-a": {"strictt": True}})
+        load_rewards(["count-a"], params={"count-a": {"strictt": True}})
     with pytest.raises(UsageError, match="parameter 'strict' of reward 'count-a' expects bool, got 'maybe'"):
-        load_rewards(["count-a"], args={"count-a": {"strict": "maybe"}})
+        load_rewards(["count-a"], params={"count-a": {"strict": "maybe"}})
     with pytest.raises(UsageError, match="parameters given for reward 'tokens', which is not selected"):
-        load_rewards(["count-a"], args={"tokens": {}})
+        load_rewards(["count-a"], params={"tokens": {}})
 
 
 def test_one_failing_item_gives_none_and_an_error_count(plugin):

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from grpo_core import Param, RewardSpec, hookimpl
-from grpo_core.settings.files import RunSettings
+from grpo_core.settings.declared import RunSettings
 from grpo_core.plugins import registered
 from grpo_core.training import trainer as training
 

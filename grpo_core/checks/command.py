@@ -12,6 +12,7 @@ import sys
 import click
 
 from grpo_core.errors import PluginError, UsageError
+from grpo_core.settings.declared import option
 
 DEFAULT_MAX_EXAMPLES = 20  # kept equal to grpo_core.checks.DEFAULT_MAX_EXAMPLES (tested)
 
@@ -23,15 +24,12 @@ class _BadInput(click.ClickException):
 
 
 @click.command("check")
-@click.option("--reward", "rewards", multiple=True, metavar="NAME[=WEIGHT]",
-              help="A reward to check; repeat for several (default: every installed reward). Weights are ignored.")
-@click.option("--reward-arg", "reward_args", multiple=True, metavar="NAME.KEY=VALUE",
-              help="A reward parameter to check with, e.g. length.target=300.")
-@click.option("--dataset", "dataset", metavar="NAME",
-              help="Check on this installed dataset's rows, as training's preflight does (default: rows each reward "
-                   "declares, or drawn text).")
-@click.option("--dataset-arg", "dataset_args", multiple=True, metavar="KEY=VALUE",
-              help="A parameter of --dataset, e.g. path=data.jsonl.")
+@option("rewards", help="A reward to check; repeat for several (default: every installed reward). Weights are "
+        "ignored.")
+@option("reward_args", help="A reward parameter to check with, e.g. length.target=300.")
+@option("dataset", help="Check on this installed dataset's rows, as training's preflight does (default: rows each "
+        "reward declares, or drawn text).")
+@option("dataset_args", help="A parameter of --dataset, e.g. path=data.jsonl.")
 @click.option("--max-examples", type=click.IntRange(min=1), default=DEFAULT_MAX_EXAMPLES, show_default=True,
               help="Examples hypothesis draws per property.")
 @click.option("--seed", type=int, help="Seed for the examples; a failing run prints the seed that repeats it.")
@@ -47,7 +45,7 @@ def check(rewards, reward_args, dataset, dataset_args, max_examples, seed, as_js
     scoring no more than they should. With --dataset, every check runs on that dataset's rows. A
     failure shows the smallest input hypothesis found. Exits with 1 when any property fails.
     """
-    from grpo_core.settings.flags import parse_key_values, parse_reward_options
+    from grpo_core.settings.layers import parse_key_values, parse_reward_options
     from grpo_core.rewards.reward import load_rewards
 
     if dataset_args and not dataset:
@@ -56,17 +54,17 @@ def check(rewards, reward_args, dataset, dataset_args, max_examples, seed, as_js
         names, _weights, args = parse_reward_options(rewards, reward_args)
         load_failures = []
         if names:
-            selected = load_rewards(names, args=args, dataset=dataset)
+            selected = load_rewards(names, params=args, dataset=dataset)
         else:
             from grpo_core.plugins import get_registry
 
             installed = sorted(get_registry().items["rewards"])
             if args:
-                load_rewards(list(args), args=args, dataset=dataset)  # parameters for a reward that is not installed
+                load_rewards(list(args), params=args, dataset=dataset)  # parameters for a reward that is not installed
             selected = []
             for name in installed:
                 try:  # a reward whose defaults do not load is a failure of that reward, not of the command
-                    selected.extend(load_rewards([name], args={name: args[name]} if name in args else None,
+                    selected.extend(load_rewards([name], params={name: args[name]} if name in args else None,
                                                  dataset=dataset))
                 except (UsageError, PluginError) as error:
                     load_failures.append((name, str(error)))

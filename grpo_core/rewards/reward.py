@@ -7,10 +7,12 @@ import inspect
 import math
 import pickle
 import sys
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from grpo_core.errors import RewardError, UsageError
+from grpo_core.errors import PluginError, RewardError, UsageError
+from grpo_core.plugins import get_registry
 from grpo_core.rewards.unscored import Unscored  # noqa: F401  (public as grpo_core.Unscored)
 from grpo_core.settings.params import Param, resolve_params
 from grpo_core.rewards.declared import Direction  # noqa: F401  (grpo_core.rewards.reward.Direction, as before)
@@ -326,22 +328,26 @@ def _shorten(value: Any, limit: int = 300) -> str:
     return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
 
 
-def load_rewards(names: list[str], args: dict[str, dict] | None = None, weights: dict[str, float] | None = None,
-                 dataset: str | None = None):
+def load_rewards(names: list[str], params: dict[str, dict] | None = None, weights: dict[str, float] | None = None,
+                 dataset: str | None = None, *, args: dict[str, dict] | None = None):
     """The TRL-ready reward callables for ``names``, in order, as grpo-run passes them to GRPOTrainer.
 
-    ``args`` maps a reward name to its parameters, e.g. ``{"length": {"target": 300}}``.
-    Each callable is named after its plugin and carries ``.weight`` (its spec default unless
-    ``weights`` overrides it) for ``GRPOConfig(reward_weights=...)``. With ``dataset`` (an installed
-    dataset's name) the parameters that dataset asks of these rewards (``DatasetSpec.reward_params``)
-    lie under ``args``: a value in ``args`` wins.
+    ``params`` maps a reward name to its parameters, e.g. ``{"length": {"target": 300}}`` (``args=`` is its
+    deprecated name). Each callable is named after its plugin and carries ``.weight`` (its spec default unless
+    ``weights`` overrides it) for ``GRPOConfig(reward_weights=...)``. With ``dataset`` (an installed dataset's name)
+    the parameters that dataset asks of these rewards (``DatasetSpec.reward_params``) lie under ``params``: a value
+    in ``params`` wins.
     """
-    from grpo_core.plugins import get_registry
-
+    if args is not None:
+        warnings.warn("load_rewards(args=...) is deprecated; pass params=... (the same mapping)", DeprecationWarning,
+                      stacklevel=2)
+        if params is not None:
+            raise UsageError("load_rewards got both params= and its deprecated name args=; pass only params=")
+        params = args
     registry = get_registry()
-    args = dict(args or {})
+    params = dict(params or {})
     weights = dict(weights or {})
-    for name in list(args) + list(weights):
+    for name in list(params) + list(weights):
         if name not in names:
             raise UsageError(
                 f"parameters given for reward '{name}', which is not selected; selected: {', '.join(names) or '(none)'}"
@@ -352,15 +358,13 @@ def load_rewards(names: list[str], args: dict[str, dict] | None = None, weights:
     rewards = []
     for name in names:
         spec = registry.reward(name)
-        given = {**_dataset_params(spec, asked.get(name), dataset), **(args.get(name) or {})}
-        rewards.append(Reward(spec, spec.resolve(given), weights.get(name)))
+        asked_here = _dataset_params(spec, asked.get(name), dataset)
+        rewards.append(Reward(spec, spec.resolve({**asked_here, **(params.get(name) or {})}), weights.get(name)))
     return rewards
 
 
 def _dataset_params(spec: RewardSpec, asked: dict | None, dataset: str | None) -> dict:
     """The values a dataset asks of reward ``spec``, each checked: a name or value it cannot take is the dataset's fault."""
-    from grpo_core.errors import PluginError
-
     by_name = {p.name: p for p in spec.params}
     owner = f"reward '{spec.name}' (asked by dataset '{dataset}')"
     for key, value in (asked or {}).items():

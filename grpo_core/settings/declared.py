@@ -1,31 +1,112 @@
-"""A run's settings, each declared once: the ``train`` options, the config-file keys, ``RunSettings``,
-``--dry-run``'s settings block and the docs table are all made from ``SETTINGS``.
+"""Every setting of a run, declared once as a field of ``Settings``: the ``train`` options (and those ``sample`` and
+``check`` share), the config-file keys, ``RunSettings``, ``--dry-run``'s settings block and the docs table are all
+made from it.
 
-GRPOConfig fields are not declared here: they are TRL's, read with TRL's own field types
-(grpo_core.settings.grpo_fields). The bound of every number, flag or not, is in grpo_core.settings.bounds.
+Each field carries in its metadata (as TRL's ``GRPOConfig`` carries its help) the ``help``, the ``flag`` that gives it
+on the command line (None: a config file only), the ``metavar`` (for a repeatable flag, the syntax each item is read
+with, in grpo_core.settings.layers) and its ``kind`` (see ``KINDS``). GRPOConfig fields are not declared here: they
+are TRL's, read with TRL's own field types (grpo_core.settings.grpo_fields). The bound of every number, flag or not,
+is in grpo_core.settings.bounds.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+import types
+import typing
+from dataclasses import dataclass, field
 from typing import Any
 
 import click
 
-from grpo_core.settings.bounds import check_bound
 from grpo_core.errors import UsageError
+from grpo_core.settings.bounds import check_bound
 from grpo_core.settings.grpo_fields import _parse_field, _shown, field_table, grpo_defaults  # noqa: F401  (imported from here)
 from grpo_core.settings.params import did_you_mean
+
+KINDS = {
+    "run": "a config-file key and a RunSettings field (and a train option when it has a flag)",
+    "file": "a config-file key read apart from RunSettings (the stages, by grpo_core.training.stages)",
+    "invocation": "a train option kept in RunSettings for this command only: not a file key, not recorded",
+    "derived": "a RunSettings field made from other settings, given by no one directly",
+    "grpo": "a train option for one GRPOConfig field",
+    "command": "a train option that steers the command rather than the run",
+}
+# Items of these repeatable flags are read by grpo_core.settings.layers.flag_layer, one syntax each.
+REPEATED = ("NAME[=WEIGHT]", "NAME.KEY=VALUE", "NAME=SCHEDULE", "KEY=VALUE", "FIELD=VALUE")
+
+
+def setting(default: Any, help: str, flag: str | None = None, metavar: str | None = None, kind: str = "run"):
+    """A ``Settings`` field: its default and what the options, files and docs say of it."""
+    metadata = {"help": help, "flag": flag, "metavar": metavar, "kind": kind}
+    if isinstance(default, (list, dict)):
+        return field(default_factory=type(default), metadata=metadata)
+    return field(default=default, metadata=metadata)
+
+
+@dataclass
+class Settings:
+    """Every setting of a run, in the order ``grpo-run train --help`` and the docs show them."""
+
+    rewards: list[str] = setting(
+        [], "Rewards to train with, each NAME or NAME=WEIGHT; repeat the flag for several (file: [math=2.0, length], "
+        "or a mapping of name to weight).", "--reward", "NAME[=WEIGHT]")
+    reward_args: dict[str, dict] = setting(
+        {}, "Reward parameters, e.g. length.target=300 (file: {length: {target: 300}}); they win over the values a "
+        "dataset asks of a reward.", "--reward-arg", "NAME.KEY=VALUE")
+    reward_schedules: dict[str, Any] = setting(
+        {}, "A reward weight that changes during training: linear, cosine, steps or adaptive, e.g. math=adaptive or "
+        "xml-format=linear:start=1,end=0.2 (file: {math: {kind: adaptive}}).", "--reward-weight", "NAME=SCHEDULE")
+    dataset: str | None = setting(None, "Dataset name (see `grpo-run datasets`).", "--dataset", "NAME")
+    dataset_args: dict[str, Any] = setting(
+        {}, "Dataset parameters, e.g. path=data.jsonl (file: {path: data.jsonl}).", "--dataset-arg", "KEY=VALUE")
+    model: str | None = setting(
+        None, "Model alias (see `grpo-run models`), local folder or hub id (file: model_name_or_path works too).",
+        "--model")
+    profile: str = setting("auto", "Hardware profile (see `grpo-run profiles`).", "--profile")
+    preflight: bool = setting(True, "Run the quick property checks of the rewards before training.",
+                              "--preflight/--no-preflight")
+    resume: bool = setting(False, "Continue the run in the output folder from its last checkpoint (checked to be the "
+                           "same run).", "--resume")
+    overwrite: bool = setting(False, "Replace the outputs of an earlier run in the output folder (only what a run "
+                              "writes there).", "--overwrite", kind="invocation")
+    merge_lora: bool = setting(False, "With a LoRA profile, also write the merged model to OUTPUT_DIR/merged.",
+                               "--merge-lora")
+    keep_checkpoints: bool = setting(
+        True, "Keep the checkpoints once the run has finished and saved final/ (false: remove them; each holds the "
+        "optimizer state, about twice the model's size, needed only to resume).")
+    compare: int = setting(
+        0, "After training, score the base and the trained model on this many held-out prompts: test-split questions "
+        "not trained on, else the dataset's last rows, which the run says (0: no comparison; only the default run, "
+        "grpo-run with no arguments, compares on 200).", "--compare", "N")
+    stages: list[dict] = setting(
+        [], "A list of stages run one after the other, each from the model the one before it ended with, e.g. "
+        "[{name: format, max_steps: 20}, {name: solve, rewards: [math]}] (config file only).", kind="file")
+    config_file: str | None = setting(None, "YAML file of GRPOConfig fields plus the keys of this table.", "--config",
+                                      "FILE", kind="command")
+    stage: str | None = setting(None, "Run only this stage of a config file's `stages:` (in its folder under the "
+                                "output folder).", "--stage", "NAME", kind="command")
+    max_steps: int | None = setting(None, "Number of training steps (GRPOConfig.max_steps).", "--max-steps",
+                                    kind="grpo")
+    output_dir: str | None = setting(None, "Where checkpoints, metrics and the final model go "
+                                     "(GRPOConfig.output_dir).", "--output-dir", kind="grpo")
+    overrides: list[str] = setting([], "Set any GRPOConfig field, e.g. learning_rate=1e-5.", "--set", "FIELD=VALUE",
+                                   kind="command")
+    num_processes: int | None = setting(None, "Train in N processes through `accelerate launch`.", "--num-processes",
+                                        "N", kind="command")
+    dry_run: bool = setting(False, "Print the resolved run as JSON and exit; loads no model or dataset, runs no "
+                            "checks, uses no network.", "--dry-run", kind="command")
+    weights: dict[str, float] = setting({}, "The reward weights given with the rewards (NAME=WEIGHT).",
+                                        kind="derived")
+    grpo: dict[str, Any] = setting({}, "GRPOConfig fields from the config file and the flags, above the profile.",
+                                   kind="derived")
+    base_grpo: dict[str, Any] = setting({}, "The default run's GRPOConfig fields, under the profile.",
+                                        kind="derived")
 
 
 @dataclass(frozen=True)
 class Setting:
-    """One setting of a run.
-
-    ``kind``: ``run`` (a RunSettings field, a config-file key and, with ``flag``, a ``train`` option),
-    ``grpo`` (a ``train`` option for one GRPOConfig field), ``command`` (a ``train`` option only).
-    """
+    """One declared setting, as the options, file reader and docs read it (made from a ``Settings`` field)."""
 
     name: str
     type: Any  # str, int, bool, list or dict
@@ -37,73 +118,40 @@ class Setting:
     multiple: bool = False
 
 
-SETTINGS: tuple[Setting, ...] = (
-    Setting("rewards", list, [], "Rewards to train with, each NAME or NAME=WEIGHT; repeat the flag for several.",
-            "--reward", "NAME[=WEIGHT]", multiple=True),
-    Setting("reward_args", dict, {}, "Reward parameters, e.g. length.target=300 (file: {length: {target: 300}}).",
-            "--reward-arg", "NAME.KEY=VALUE", multiple=True),
-    Setting("reward_schedules", dict, {}, "A reward weight that changes during training: linear, cosine, steps or "
-            "adaptive, e.g. math=adaptive or xml-format=linear:start=1,end=0.2 (file: {math: {kind: adaptive}}).",
-            "--reward-weight", "NAME=SCHEDULE", multiple=True),
-    Setting("dataset", str, None, "Dataset name (see `grpo-run datasets`).", "--dataset"),
-    Setting("dataset_args", dict, {}, "Dataset parameters, e.g. path=data.jsonl.", "--dataset-arg", "KEY=VALUE",
-            multiple=True),
-    Setting("model", str, None, "Model alias (see `grpo-run models`), local folder or hub id.", "--model"),
-    Setting("profile", str, "auto", "Hardware profile (see `grpo-run profiles`).", "--profile"),
-    Setting("preflight", bool, True, "Run the quick property checks of the rewards before training.",
-            "--preflight/--no-preflight"),
-    Setting("resume", bool, False, "Continue the run in the output folder from its last checkpoint (checked to be "
-            "the same run).", "--resume"),
-    Setting("overwrite", bool, False, "Replace the outputs of an earlier run in the output folder (only what a run "
-            "writes there).", "--overwrite", kind="command"),
-    Setting("merge_lora", bool, False, "With a LoRA profile, also write the merged model to OUTPUT_DIR/merged.",
-            "--merge-lora"),
-    Setting("keep_checkpoints", bool, True, "Keep the checkpoints once the run has finished and saved final/ (false: "
-            "remove them; each holds the optimizer state, about twice the model's size, needed only to resume).", None),
-    Setting("compare", int, 0, "After training, score the base and the trained model on this many held-out prompts "
-            "(0: no comparison; only the default run, grpo-run with no arguments, compares on 200).", "--compare", "N"),
-    Setting("config_file", str, None, "YAML file of GRPOConfig fields plus the keys of this table.", "--config",
-            "FILE", kind="command"),
-    Setting("stage", str, None, "Run only this stage of a config file's `stages:` (in its folder under the output "
-            "folder).", "--stage", "NAME", kind="command"),
-    Setting("max_steps", int, None, "Number of training steps (GRPOConfig.max_steps).", "--max-steps", kind="grpo"),
-    Setting("output_dir", str, None, "Where checkpoints, metrics and the final model go (GRPOConfig.output_dir).",
-            "--output-dir", kind="grpo"),
-    Setting("overrides", list, [], "Set any GRPOConfig field, e.g. learning_rate=1e-5.", "--set", "FIELD=VALUE",
-            kind="command", multiple=True),
-    Setting("num_processes", int, None, "Train in N processes through `accelerate launch`.", "--num-processes", "N",
-            kind="command"),
-    Setting("dry_run", bool, False, "Print the resolved run as JSON and exit; loads no model or dataset, runs no "
-            "checks, uses no network.", "--dry-run", kind="command"),
-)
+def _plain_type(hint) -> type:
+    """``list[str]`` -> list, ``str | None`` -> str: the type a file value or an option is checked against."""
+    if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
+        hint = next(arg for arg in typing.get_args(hint) if arg is not type(None))
+    return typing.get_origin(hint) or hint
 
-RUN_SETTINGS = tuple(s for s in SETTINGS if s.kind == "run")
+
+def _declared(f: dataclasses.Field, hint) -> Setting:
+    default = f.default_factory() if f.default is dataclasses.MISSING else f.default
+    meta = f.metadata
+    return Setting(f.name, _plain_type(hint), default, meta["help"], meta["flag"], meta["metavar"], meta["kind"],
+                   multiple=meta["metavar"] in REPEATED)
+
+
+_HINTS = typing.get_type_hints(Settings)
+DECLARED: tuple[Setting, ...] = tuple(_declared(f, _HINTS[f.name]) for f in dataclasses.fields(Settings))
+# What a user gives (the derived fields are made from these).
+SETTINGS = tuple(s for s in DECLARED if s.kind != "derived")
+RUN_SETTINGS = tuple(s for s in DECLARED if s.kind == "run")
 # Keys of a config file that are grpo-core's rather than GRPOConfig fields.
-FILE_KEYS = tuple(s.name for s in RUN_SETTINGS)
+FILE_KEYS = tuple(s.name for s in DECLARED if s.kind in ("run", "file"))
 # Keys that trl's own CLI scripts use for the same things.
 TRL_ALIASES = {"model_name_or_path": "model"}
+BY_NAME = {s.name: s for s in DECLARED}
 
-
-def _field(setting: Setting) -> tuple:
-    default = setting.default
-    if isinstance(default, (list, dict)):
-        return setting.name, setting.type, dataclasses.field(default_factory=type(default))
-    return setting.name, setting.type, dataclasses.field(default=default)
-
-
-# Everything a training run needs, before anything heavy is loaded: one field per run setting, plus the
-# reward weights (given with the rewards) and the GRPOConfig fields from the file and the flags.
+# Everything a training run needs, before anything heavy is loaded: the declared fields a run keeps.
 RunSettings = dataclasses.make_dataclass(
     "RunSettings",
-    [_field(s) for s in RUN_SETTINGS] + [
-        ("weights", dict, dataclasses.field(default_factory=dict)),
-        ("overwrite", bool, dataclasses.field(default=False)),
-        ("grpo", dict, dataclasses.field(default_factory=dict)),
-        ("base_grpo", dict, dataclasses.field(default_factory=dict)),  # GRPOConfig values under the profile
-    ],
+    [(f.name, _HINTS[f.name], dataclasses.field(default=f.default, default_factory=f.default_factory,
+                                                metadata=f.metadata))
+     for f in dataclasses.fields(Settings) if f.metadata["kind"] in ("run", "invocation", "derived")],
     namespace={"__module__": __name__},
 )
-RunSettings.__doc__ = "Everything a training run needs, before anything heavy is loaded (see SETTINGS)."
+RunSettings.__doc__ = "Everything a training run needs, before anything heavy is loaded (the fields of Settings a run keeps)."
 
 
 class BoundedInt(click.ParamType):
@@ -125,60 +173,34 @@ class BoundedInt(click.ParamType):
         return "INTEGER"
 
 
-def training_options(function):
-    """Decorate a click command with one option per setting that has a flag, in declaration order."""
-    for setting in reversed(SETTINGS):
-        if setting.flag is None:
-            continue
-        kwargs: dict = {"help": setting.help}
-        if setting.metavar:
-            kwargs["metavar"] = setting.metavar
-        names = [setting.flag, setting.name if setting.name != "config_file" else "config_file"]
-        if setting.multiple:
-            kwargs["multiple"] = True
-        elif setting.type is bool:
-            kwargs["is_flag"] = True
-            kwargs["default"] = None
-        elif setting.type is int:
-            kwargs["type"] = BoundedInt(setting.name)
-        elif setting.name == "config_file":
-            kwargs["type"] = click.Path(dir_okay=False)
-        function = click.option(*names, **kwargs)(function)
-    return function
+def option(name: str, **changes):
+    """The click option of setting ``name`` as declared; ``changes`` (help, required, ...) fit it to one command."""
+    declared = BY_NAME[name]
+    kwargs: dict = {"help": declared.help}
+    if declared.metavar:
+        kwargs["metavar"] = declared.metavar
+    if declared.multiple:
+        kwargs["multiple"] = True
+    elif declared.type is bool:
+        kwargs.update(is_flag=True, default=None)
+    elif declared.type is int:
+        kwargs["type"] = BoundedInt(name)
+    elif declared.metavar == "FILE":
+        kwargs["type"] = click.Path(dir_okay=False)
+    return click.option(declared.flag, name, **{**kwargs, **changes})
 
 
-def layer(*layers: dict) -> dict:
-    """Settings layers (lowest first) merged field by field into one; each layer holds only what it sets.
-
-    A layer's ``dataset`` replaces the dataset and drops lower layers' ``dataset_args``; its ``rewards``
-    replace the rewards and keep lower layers' ``reward_args`` and ``reward_schedules`` only for rewards still
-    selected; ``reward_args``, ``reward_schedules``, ``dataset_args`` and ``grpo`` merge key by key.
-    """
-    result: dict = {}
-    for top in layers:
-        if "dataset" in top and top["dataset"] != result.get("dataset"):
-            result.pop("dataset_args", None)
-        if "rewards" in top:
-            result["weights"] = {}
-            kept = set(top["rewards"])
-            result["reward_args"] = {k: v for k, v in result.get("reward_args", {}).items() if k in kept}
-            result["reward_schedules"] = {k: v for k, v in result.get("reward_schedules", {}).items() if k in kept}
-        for key, value in top.items():
-            if key == "reward_args":
-                merged = {k: dict(v) for k, v in result.get(key, {}).items()}
-                for owner, values in value.items():
-                    merged.setdefault(owner, {}).update(values)
-                result[key] = merged
-            elif key in ("dataset_args", "grpo", "base_grpo", "weights", "reward_schedules"):
-                result[key] = {**result.get(key, {}), **value}
-            else:
-                result[key] = value
-    return result
+def options(*names: str):
+    """Decorate a click command with the declared options ``names``, in that order."""
+    def decorate(function):
+        for name in reversed(names):
+            function = option(name)(function)
+        return function
+    return decorate
 
 
-def settings_from_layers(*layers: dict) -> RunSettings:
-    """``RunSettings`` from layers merged by :func:`layer`."""
-    return RunSettings(**layer(*layers))
+# Every setting that has a flag, in declaration order: the options of ``train``.
+training_options = options(*(s.name for s in SETTINGS if s.flag is not None))
 
 
 def describe_settings(settings) -> dict:
@@ -190,7 +212,7 @@ def settings_table() -> str:
     """The settings as a markdown table (docs/cli.md): config key, flag, type, default, meaning."""
     out = ["| config key | flag | type | default | meaning |", "|---|---|---|---|---|"]
     for s in SETTINGS:
-        key = f"`{s.name}`" if s.kind == "run" else f"`{s.name}` (GRPOConfig)" if s.kind == "grpo" else "-"
+        key = f"`{s.name}`" if s.name in FILE_KEYS else f"`{s.name}` (GRPOConfig)" if s.kind == "grpo" else "-"
         flag = f"`{s.flag}`" if s.flag else "-"
         default = "-" if s.default in (None, [], {}) else f"`{s.default}`"
         out.append(f"| {key} | {flag} | {s.type.__name__} | {default} | {s.help.replace('|', '/')} |")
@@ -203,8 +225,8 @@ def parse_grpo_fields(values: dict, source: str) -> dict:
     table = field_table()
     result = {}
     for key, value in values.items():
-        own = next((s for s in RUN_SETTINGS if s.name == key), None)
-        if own is not None:  # a grpo-core key given where GRPOConfig fields go (e.g. --set compare=0)
+        own = BY_NAME.get(key)
+        if own is not None and key in FILE_KEYS:  # a grpo-core key given where GRPOConfig fields go (--set compare=0)
             where = f"its flag {own.flag} or " if own.flag else ""
             raise UsageError(f"{source}: '{key}' is a grpo-core key, not a GRPOConfig field; set it with {where}"
                              f"a --config file")

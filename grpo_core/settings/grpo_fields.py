@@ -11,8 +11,9 @@ import json
 import os
 import typing
 
-from grpo_core.settings.bounds import check_bound
+from grpo_core.builtin.models import cache_dir
 from grpo_core.errors import UsageError
+from grpo_core.settings.bounds import check_bound
 from grpo_core.settings.params import did_you_mean
 
 TABLE_FORMAT = 1
@@ -95,8 +96,6 @@ def _versions() -> dict:
 
 
 def _cache_path(versions: dict):
-    from grpo_core.builtin.models import cache_dir
-
     return cache_dir() / "grpo-fields" / f"trl-{versions['trl']}-transformers-{versions['transformers']}.json"
 
 

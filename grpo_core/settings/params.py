@@ -1,4 +1,5 @@
-"""Typed plugin parameters: declared once, parsed from the command line, YAML or Python."""
+"""Typed plugin parameters (``params`` everywhere inside): declared once, parsed from the command line, YAML or
+Python."""
 
 from __future__ import annotations
 
@@ -98,18 +99,19 @@ def _convert(value: Any, kind: type) -> Any:
     return kind(value)
 
 
-def resolve_params(params: tuple[Param, ...], given: dict | None, owner: str) -> dict:
-    """Defaults overlaid with ``given``, each value parsed; unknown names are a UsageError."""
-    given = dict(given or {})
-    by_name = {p.name: p for p in params}
-    for key in given:
+def resolve_params(declared: tuple[Param, ...], params: dict | None, owner: str) -> dict:
+    """The ``declared`` parameters at their defaults overlaid with ``params``, each parsed; an unknown name is a
+    UsageError."""
+    params = dict(params or {})
+    by_name = {p.name: p for p in declared}
+    for key in params:
         if key not in by_name:
             raise UsageError(
                 f"{owner} has no parameter '{key}'"
                 + did_you_mean(key, by_name)
                 + f"; its parameters: {', '.join(by_name) or '(none)'}"
             )
-    return {p.name: p.parse(given[p.name], owner) if p.name in given else p.default for p in params}
+    return {p.name: p.parse(params[p.name], owner) if p.name in params else p.default for p in declared}
 
 
 def did_you_mean(word: str, choices) -> str:

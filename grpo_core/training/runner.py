@@ -2,77 +2,30 @@
 
 from __future__ import annotations
 
+import json
+import signal
+from pathlib import Path
+
 import click
 
-from grpo_core.settings.files import default_config_file, file_layer, read_config_file
-from grpo_core.settings.flags import parse_key_values, parse_reward_options
-from grpo_core.settings.declared import RunSettings, parse_grpo_fields, settings_from_layers
+from grpo_core import checks
+from grpo_core.builtin.datasets import check_columns
+from grpo_core.errors import GrpoError
+from grpo_core.plugins import get_registry
+from grpo_core.rewards.reward import load_rewards
+from grpo_core.rundir.record import describe
+from grpo_core.settings.layers import flag_layer, settings_from_options  # noqa: F401  (imported from here)
+from grpo_core.training import launch, stages, trainer
+from grpo_core.training.sample import (comparison_heading, format_comparison, has_held_out_split, held_out,
+                                       held_out_rows, score_models)
 
 # The quick checks before training must end within 3 s for all rewards together; the checks overshoot
 # the time they are given by a fraction of a second (benchmarks/bench_preflight.py measures the total).
 PREFLIGHT_BUDGET_S = 2.5
 
 
-def settings_from_options(config_file=None, no_preflight=False, stage_layer=None, **flags) -> RunSettings:
-    """Built-in default run < hardware profile < config file < flags, field by field (see settings.layer).
-
-    The profile is picked when the run is resolved, so the default run's GRPOConfig values wait in
-    ``base_grpo`` under it. The default run itself (no --config, --reward, --dataset or --model) keeps
-    its values above the profile: they are tuned for the machine ``auto`` picks there, a CPU.
-    ``stage_layer`` (one stage of the file's ``stages:``) goes between the config file and the flags.
-    """
-    if no_preflight:
-        flags["preflight"] = False
-    top = flag_layer(**flags)
-    default_path = default_config_file()
-    default = file_layer(read_config_file(default_path), default_path)
-    if config_file is None and not {"rewards", "dataset", "model"} & set(top):
-        return settings_from_layers(default, top)
-    # 200 questions and removing checkpoints suit the default run; another run compares when asked (--compare)
-    # and keeps TRL's checkpoints
-    for key in ("compare", "keep_checkpoints"):
-        default.pop(key, None)
-    default["base_grpo"] = default.pop("grpo", {})
-    default["base_grpo"].pop("save_total_limit", None)
-    default["base_grpo"].pop("output_dir", None)  # another run must not write into the default run's folder
-    layers = [default]
-    if config_file is not None:
-        data = read_config_file(config_file)
-        data.pop("stages", None)  # read by grpo_core.training.stages, which passes each stage as stage_layer
-        layers.append(file_layer(data, config_file))
-    if stage_layer is not None:
-        layers.append(stage_layer)
-    return settings_from_layers(*layers, top)
-
-
-def flag_layer(rewards=(), reward_args=(), dataset_args=(), overrides=(), max_steps=None, output_dir=None,
-               dry_run=None, num_processes=None, reward_schedules=(), **values) -> dict:
-    """The command-line flags as a settings layer: only what was given."""
-    result = {key: value for key, value in values.items() if value is not None}
-    names, weights, args = parse_reward_options(rewards, reward_args)
-    if names:
-        result.update(rewards=names, weights=weights)
-    if args:
-        result["reward_args"] = args
-    if reward_schedules:
-        from grpo_core.training.schedules import parse_cli_schedules
-
-        result["reward_schedules"] = parse_cli_schedules(reward_schedules)
-    if dataset_args:
-        result["dataset_args"] = parse_key_values(dataset_args, "--dataset-arg")
-    grpo = {key: text.strip() for key, text in parse_key_values(overrides, "--set").items()}
-    grpo.update({k: v for k, v in (("max_steps", max_steps), ("output_dir", output_dir)) if v is not None})
-    if grpo:
-        result["grpo"] = parse_grpo_fields(grpo, "--set")
-    return result
-
-
 def run_from_options(dry_run=False, num_processes=None, argv=(), stage=None, **options) -> None:
     """Input checks first (names and values, the model, the dataset), then the output folder, preflight, trainer."""
-    from grpo_core.training import launch
-    from grpo_core.training import stages
-    from grpo_core.training import trainer
-
     log = lambda message: click.echo(message, err=True)
     staged = stages.read_stages(options.get("config_file"), stage)
     if staged is not None:  # a config file with stages: each stage a run in its own folder
@@ -86,8 +39,6 @@ def run_from_options(dry_run=False, num_processes=None, argv=(), stage=None, **o
         run.profile, num_processes, [a for a in argv if a != "--dry-run"]
     )
     if dry_run:
-        from grpo_core.rundir.record import describe
-
         log(trainer.profile_line(run))
         click.echo(describe(run, command))
         return
@@ -109,13 +60,13 @@ def run_from_options(dry_run=False, num_processes=None, argv=(), stage=None, **o
             return
         if compare:
             _warn_trained_rows(run, settings.compare, log)
-        grpo_trainer = trainer.train(run, log=log, lock=lock, summary=not compare)
+        finished = trainer.train(run, log=log, lock=lock, summary=not compare)
     finally:
         if lock is not None:
             lock.release()
-    from grpo_core.rundir.outputs import interrupted
+    from grpo_core.rundir.outputs import interrupted  # the module imports transformers at its top
 
-    if interrupted(grpo_trainer):
+    if interrupted(finished):
         raise SystemExit(130)  # scripts can tell an interrupted run from a finished one
     if compare:
         _compare(run, settings.compare)
@@ -123,10 +74,6 @@ def run_from_options(dry_run=False, num_processes=None, argv=(), stage=None, **o
 
 def _wait_for(command: list[str]) -> int:
     """Run the launched processes; Ctrl-C reaches them (they save and stop) while this process waits for them."""
-    import signal
-
-    from grpo_core.training import launch
-
     previous = signal.signal(signal.SIGINT, lambda *_: None)
     try:
         return launch.run_launched(command)
@@ -136,8 +83,6 @@ def _wait_for(command: list[str]) -> int:
 
 def _warn_trained_rows(run, n: int, log) -> None:
     """Before training: a comparison on rows the run trains on is said to be one, so it is not read as held out."""
-    from grpo_core.training.sample import has_held_out_split
-
     if not has_held_out_split(run.dataset_spec, run.dataset_params):
         log(f"warning: --compare {n}: dataset '{run.settings.dataset}' has no test split, so the comparison after "
             f"training scores its last {n} rows, which training also sees (not a held-out measure)")
@@ -145,12 +90,7 @@ def _warn_trained_rows(run, n: int, log) -> None:
 
 def _compare(run, n: int) -> None:
     """Score the base model and the trained one on the same held-out prompts, then show the training trend."""
-    from pathlib import Path
-
-    from grpo_core.rundir import outputs
-    from grpo_core.plugins import get_registry
-    from grpo_core.training.sample import comparison_heading, format_comparison, held_out_rows, score_models
-    from grpo_core.training.trainer import resolve_model
+    from grpo_core.rundir import outputs  # the module imports transformers at its top
 
     output_dir = Path(run.grpo["output_dir"])
     final = str(output_dir / "final")
@@ -159,7 +99,7 @@ def _compare(run, n: int) -> None:
     spec = get_registry().dataset(run.settings.dataset)
     rows, where = held_out_rows(spec, run.dataset_params, run.dataset, n)
     tokens = int(run.grpo.get("max_completion_length") or 64)
-    models = [(f"{run.model} (before)", resolve_model(run.model)), (f"{final} (after)", final)]
+    models = [(f"{run.model} (before)", trainer.resolve_model(run.model)), (f"{final} (after)", final)]
     results = score_models(models, rows, run.rewards, max_new_tokens=tokens)
     click.echo(f"{comparison_heading(spec, run.dataset_params)}{where}:", err=True)
     click.echo(format_comparison(results), err=True)
@@ -169,9 +109,6 @@ def _compare(run, n: int) -> None:
 
 def preflight(run) -> None:
     """The quick property checks of the run's rewards on its dataset's rows; GrpoError when one fails."""
-    from grpo_core import checks
-    from grpo_core.errors import GrpoError
-
     rows = checks.dataset_rows(run.dataset)
     report = checks.preflight(run.rewards, rows, budget_s=PREFLIGHT_BUDGET_S)
     if not report.ok:
@@ -183,22 +120,15 @@ def preflight(run) -> None:
 
 def sample_models(models, dataset, dataset_args, rewards, reward_args, n, max_new_tokens, temperature, output=None):
     """Score each model's completions on the dataset's last ``n`` rows (see grpo_core.training.sample)."""
-    import json
-
-    from grpo_core.training import trainer
-    from grpo_core.builtin.datasets import check_columns
-    from grpo_core.plugins import get_registry
-    from grpo_core.rewards.reward import load_rewards
-    from grpo_core.training.sample import held_out, score_models
-
     trainer._quiet_libraries()
-    names, weights, args = parse_reward_options(rewards, reward_args)
-    loaded = load_rewards(names, args=args, weights=weights, dataset=dataset)
+    given = flag_layer(rewards=rewards, reward_args=reward_args, dataset_args=dataset_args)
+    loaded = load_rewards(given.get("rewards", []), params=given.get("reward_args"), weights=given.get("weights"),
+                          dataset=dataset)
     for model in models:
         trainer.check_model_name(model)
         trainer.check_model_available(model)
     spec = get_registry().dataset(dataset)
-    rows = held_out(spec.load(**spec.resolve(parse_key_values(dataset_args, "--dataset-arg"))), n)
+    rows = held_out(spec.load(**spec.resolve(given.get("dataset_args"))), n)
     check_columns(rows, loaded, dataset)
     paths = [(model, trainer.resolve_model(model)) for model in models]
     results = score_models(paths, rows, loaded, max_new_tokens, temperature=temperature)

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grpo_core.settings.grpo_fields import check_grpo_config
-from grpo_core.settings.declared import RunSettings, grpo_defaults, layer, parse_grpo_fields
+from grpo_core.settings.declared import RunSettings, grpo_defaults, parse_grpo_fields
+from grpo_core.settings.layers import layer
 from grpo_core.builtin.datasets import check_columns
 from grpo_core.errors import UsageError
 from grpo_core.plugins import get_registry
@@ -48,7 +49,7 @@ def resolve(settings: RunSettings, log=print, load_dataset: bool = True, num_pro
         raise UsageError("no reward selected; add --reward NAME (installed: "
                          f"{', '.join(sorted(registry.items['rewards'])) or 'none'})")
     weights = {**settings.weights, **constant_weights(settings.reward_schedules, settings.rewards)}
-    rewards = load_rewards(settings.rewards, args=settings.reward_args, weights=weights, dataset=settings.dataset)
+    rewards = load_rewards(settings.rewards, params=settings.reward_args, weights=weights, dataset=settings.dataset)
     schedules = build_schedules(settings.reward_schedules, rewards)
     registry.profile(settings.profile)  # the name only; a profile that picks looks at the hardware below
     if settings.dataset is None:

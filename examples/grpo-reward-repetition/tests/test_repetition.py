@@ -54,6 +54,6 @@ def test_installed_entry_point():
     from grpo_core.testing import reload_plugins
 
     reload_plugins()
-    (reward,) = load_rewards(["repetition"], args={"repetition": {"n": 2}})
+    (reward,) = load_rewards(["repetition"], params={"repetition": {"n": 2}})
     assert reward.spec.distribution == "grpo-reward-repetition"
     assert reward(prompts=[""], completions=["a b a b"]) == [2 / 3]

@@ -32,13 +32,13 @@ def test_closer_never_scores_lower_and_stays_in_bounds(target, a, b, shape, scal
 
 
 def test_tokens_are_counted_from_completion_ids():
-    (reward,) = grpo_core.load_rewards(["length"], args={"length": {"target": 3, "unit": "tokens"}})
+    (reward,) = grpo_core.load_rewards(["length"], params={"length": {"target": 3, "unit": "tokens"}})
     scores = reward(prompts=["p", "p"], completions=["one long completion", "x"], completion_ids=[[1, 2, 3], [1]])
     assert scores == pytest.approx([1.0, 1 / 3])
 
 
 def test_tokens_are_scaled_by_the_share_of_characters_that_count():
-    (reward,) = grpo_core.load_rewards(["length"], args={"length": {"target": 200, "unit": "tokens"}})
+    (reward,) = grpo_core.load_rewards(["length"], params={"length": {"target": 200, "unit": "tokens"}})
     answer = "The answer is 42."
     texts = [" " * 200, "\n" * 200, "\u200b" * 200, answer + " " * 183, answer * 12]
     scores = reward(prompts=["p"] * 5, completions=texts, completion_ids=[list(range(200))] * 5)
@@ -48,13 +48,13 @@ def test_tokens_are_scaled_by_the_share_of_characters_that_count():
 
 
 def test_tokens_without_ids_stops_with_a_clear_message():
-    (reward,) = grpo_core.load_rewards(["length"], args={"length": {"unit": "tokens"}})
+    (reward,) = grpo_core.load_rewards(["length"], params={"length": {"unit": "tokens"}})
     with pytest.raises(grpo_core.RewardError, match="unit=tokens needs completion_ids"):
         reward(prompts=["p"], completions=["abc"])
 
 
 def test_both_completion_shapes():
-    (reward,) = grpo_core.load_rewards(["length"], args={"length": {"target": 4}})
+    (reward,) = grpo_core.load_rewards(["length"], params={"length": {"target": 4}})
     plain = reward(prompts=["p"] * 2, completions=["abcd", "ab"])
     chat = reward(prompts=["p"] * 2, completions=[[{"role": "assistant", "content": t}] for t in ("abcd", "ab")])
     # "abcd" and "ab" repeat nothing, so each counts in full.
@@ -68,7 +68,7 @@ def test_both_completion_shapes():
 ])
 def test_bad_parameters_are_usage_errors(args, message):
     with pytest.raises(UsageError, match=message):
-        grpo_core.load_rewards(["length"], args={"length": args})
+        grpo_core.load_rewards(["length"], params={"length": args})
 
 
 def test_property_suite_passes():
