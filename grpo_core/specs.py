@@ -91,8 +91,8 @@ def check_timeout(seconds: Any, where: str) -> None:
         raise UsageError(f"{where}: a timeout must be a positive, finite number of seconds, got {seconds!r}")
 
 
-TIMEOUT_HELP = ("hard limit in seconds for scoring one completion; past it the completion scores None and counts "
-                "as a timeout")
+TIMEOUT_HELP = ("hard limit in seconds for scoring one completion; a completion past it counts as a timeout "
+                "(its score: None, or what the reward gives for one)")
 
 
 @dataclass(frozen=True)
