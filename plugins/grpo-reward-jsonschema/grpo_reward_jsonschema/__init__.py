@@ -5,10 +5,11 @@ Importing this module is cheap: jsonschema, hypothesis and datasets are imported
 
 from __future__ import annotations
 
-from grpo_core import DatasetSpec, Direction, Param, RewardChecks, RewardSpec, dataset_param, hookimpl
-from grpo_reward_jsonschema import audit, properties
+from grpo_core import DatasetSpec, Param, RewardSpec, dataset_param, hookimpl
+
 from grpo_reward_jsonschema.dataset import DEFAULT_SYSTEM_PROMPT, load_json_extraction
 from grpo_reward_jsonschema.extract import MODES
+from grpo_reward_jsonschema.properties import CHECKS
 from grpo_reward_jsonschema.reward import (SchemaFile, json_schema_reward, optional_columns, schema_columns,
                                            validate_params)
 
@@ -36,19 +37,7 @@ SPEC = RewardSpec(
         Param("max_depth", 64, int, "deepest nesting parsed; deeper counts as unparseable"),
     ),
     timeout=5.0,  # schema patterns and uniqueItems run on model text
-    checks=RewardChecks(
-        directions=(
-            Direction("JSON valid for the schema scores above JSON that breaks it", properties.valid_over_invalid,
-                      strict=True),
-            Direction("fewer schema violations score at least as high as more", properties.fewer_over_more),
-            Direction("parseable JSON scores at least as high as text with no parseable JSON",
-                      properties.parseable_over_unparseable),
-        ),
-        column_strategy=properties.rows,
-        gold_example=properties.gold,
-        degenerate=audit.degenerate_completions,
-        row_problems=audit.row_problems,
-    ),
+    checks=CHECKS,
     validate=validate_params,
 )
 
