@@ -241,13 +241,14 @@ def dataset_param(name: str, default: Any = ..., **changes: Any) -> Param:
     """One of the parameters datasets share (``split``, ``size``, ``seed``, ``shuffle``, ``system_prompt``).
 
     Its type and help are declared here once; give the dataset's own ``default`` and, as keywords, any other
-    ``Param`` field it changes (``choices``, ``minimum``, ``maximum``), e.g.
-    ``dataset_param("size", 1000, minimum=1, maximum=100_000)``.
+    ``Param`` field it changes (``choices``, ``minimum``, ``maximum``, or ``help`` where the dataset reads the
+    parameter its own way), e.g. ``dataset_param("size", 1000, minimum=1, maximum=100_000)``.
     """
     if name not in _DATASET_PARAMS:
         raise PluginError(f"'{name}' is not a shared dataset parameter; choose one of {', '.join(_DATASET_PARAMS)} "
                           f"or declare Param('{name}', ...) yourself")
     shared_default, kind, help_text = _DATASET_PARAMS[name]
+    help_text = changes.pop("help", help_text)
     return Param(name, shared_default if default is ... else default, kind, help_text, **changes)
 
 

@@ -209,3 +209,18 @@ def test_dataset_param_declares_the_shared_parameters_once():
     assert grpo_core.dataset_param("seed").default == 0 and grpo_core.dataset_param("split").default == "train"
     with pytest.raises(grpo_core.PluginError, match="'sizes' is not a shared dataset parameter"):
         grpo_core.dataset_param("sizes")
+
+
+def test_dataset_param_takes_the_datasets_own_help_and_keeps_the_shared_type():
+    split = grpo_core.dataset_param("split", help="the split to read; slices work too, e.g. train[:500]")
+    assert (split.type, split.default, split.help) == (str, "train", "the split to read; slices work too, e.g. train[:500]")
+    assert grpo_core.dataset_param("split").help != split.help
+
+
+def test_the_builtin_datasets_take_the_shared_parameters_from_dataset_param():
+    from grpo_core.testing import get_spec
+
+    local = {param.name: param for param in get_spec("dataset", "local").params}
+    for name in ("size", "seed", "shuffle", "system_prompt"):
+        assert local[name] == grpo_core.dataset_param(name, local[name].default, minimum=local[name].minimum)
+    assert (local["split"].default, local["size"].default, local["size"].minimum) == ("train", None, 1)
