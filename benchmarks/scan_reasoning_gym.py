@@ -28,7 +28,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "plugins", "grpo-reasoning-gym"))
 
 from grpo_reasoning_gym import reasoning_gym_rewards  # noqa: E402
-from grpo_reasoning_gym.checks import ATTACKS, PADDING, attack_answers  # noqa: E402
+from grpo_reasoning_gym.degenerate import ATTACKS, PADDING, attack_answers  # noqa: E402
 from grpo_reasoning_gym.dataset import generate_rows  # noqa: E402
 from grpo_reasoning_gym.reward import NUMBER_TASKS  # noqa: E402
 

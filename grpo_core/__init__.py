@@ -10,9 +10,9 @@ from grpo_core.training.loading import load_dataset, resolve_model
 from grpo_core.answers.numbers import Number, NumberMatch, find_numbers, same_number
 from grpo_core.answers.numbers import parse_plain_number as parse_number
 from grpo_core.settings.params import Param
-from grpo_core.rewards.reward import Direction, Reward, RewardSpec, Unscored, completion_text, load_rewards
+from grpo_core.rewards.reward import Direction, Reward, Unscored, completion_text, load_rewards
 from grpo_core.rewards.declared import RewardChecks
-from grpo_core.specs import DatasetSpec, HardwareProfile, ModelSpec
+from grpo_core.specs import DatasetSpec, ModelSpec, ProfileSpec, RewardSpec, dataset_param, deprecated_name
 from grpo_core.answers.tags import answer_tag
 from grpo_core.rewards.timeout import run_with_timeouts, warm_workers
 
@@ -26,6 +26,7 @@ __all__ = [
     "NumberMatch",
     "Param",
     "PluginError",
+    "ProfileSpec",
     "Reward",
     "RewardError",
     "RewardChecks",
@@ -34,6 +35,7 @@ __all__ = [
     "UsageError",
     "answer_tag",
     "completion_text",
+    "dataset_param",
     "find_numbers",
     "hookimpl",
     "load_dataset",
@@ -45,3 +47,8 @@ __all__ = [
     "warm_workers",
 ]
 
+
+
+def __getattr__(name: str):
+    """Former public names (``HardwareProfile``, now ``ProfileSpec``), kept for one release with a warning."""
+    return deprecated_name(name, __name__)

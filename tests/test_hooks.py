@@ -5,7 +5,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from grpo_core import DatasetSpec, HardwareProfile, ModelSpec, Param, RewardSpec, hookimpl
+from grpo_core import DatasetSpec, ProfileSpec, ModelSpec, Param, RewardSpec, hookimpl
 from grpo_core.plugins import registered
 
 
@@ -34,7 +34,7 @@ class Everything:
 
     @hookimpl
     def register_profiles(self, register):
-        register(HardwareProfile("tiny-cpu", "CPU with groups of 2", grpo_config={
+        register(ProfileSpec("tiny-cpu", "CPU with groups of 2", grpo_config={
             "use_cpu": True, "per_device_train_batch_size": 2, "num_generations": 2}))
 
     @hookimpl

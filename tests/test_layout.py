@@ -1,9 +1,11 @@
-"""The core's shape: its modules import each other without a cycle, and none grows past about 400 lines."""
+"""The shape of the core and of every shipped plugin: modules import each other without a cycle, none past 400 lines."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
+
+import pytest
 
 import grpo_core
 
@@ -13,11 +15,18 @@ MAX_LINES = 400
 OVERSIZED: dict[str, str] = {}
 
 
-def module_files() -> dict[str, Path]:
-    """Dotted module name -> file, for every module in grpo_core (a package is its __init__.py)."""
+ROOT = PACKAGE.parent
+# Every shipped plugin package and the example plugin: the same rules hold inside each of them.
+PLUGIN_PACKAGES = sorted(path.parent for path in [*ROOT.glob("plugins/*/*/__init__.py"),
+                                                  *ROOT.glob("examples/grpo-reward-repetition/*/__init__.py")]
+                         if path.parent.name != "tests")
+
+
+def module_files(package: Path = PACKAGE) -> dict[str, Path]:
+    """Dotted module name -> file, for every module in ``package`` (a package is its __init__.py)."""
     modules = {}
-    for path in PACKAGE.rglob("*.py"):
-        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    for path in package.rglob("*.py"):
+        parts = list(path.relative_to(package.parent).with_suffix("").parts)
         if parts[-1] == "__init__":
             parts = parts[:-1]
         modules[".".join(parts)] = path
@@ -43,8 +52,8 @@ def imported_modules(name: str, path: Path, modules: dict[str, Path]) -> set[str
     return {module for module in found if module in modules and module != name}
 
 
-def import_graph() -> dict[str, set[str]]:
-    modules = module_files()
+def import_graph(package: Path = PACKAGE) -> dict[str, set[str]]:
+    modules = module_files(package)
     return {name: imported_modules(name, path, modules) for name, path in modules.items()}
 
 
@@ -126,3 +135,31 @@ def test_no_module_is_over_400_lines():
     over = {name: lines for name, lines in sizes.items() if lines > MAX_LINES and name not in OVERSIZED}
     assert not over, f"modules over {MAX_LINES} lines (split them by concern): {over}"
     assert set(OVERSIZED) <= set(sizes), "an exception names a module that no longer exists: drop it"
+
+
+def test_every_plugin_package_is_checked():
+    names = {path.name for path in PLUGIN_PACKAGES}
+    assert {"grpo_reward_math", "grpo_reward_code", "grpo_reasoning_gym", "grpo_reward_repetition"} <= names
+
+
+@pytest.mark.parametrize("package", PLUGIN_PACKAGES, ids=lambda path: path.name)
+def test_plugin_imports_have_no_cycle(package):
+    found = cycles(import_graph(package))
+    assert not found, f"import cycles in {package.name}: " + "; ".join(" -> ".join(cycle) for cycle in found)
+
+
+@pytest.mark.parametrize("package", PLUGIN_PACKAGES, ids=lambda path: path.name)
+def test_no_plugin_module_is_over_400_lines(package):
+    sizes = {path.relative_to(package).as_posix(): len(path.read_text(encoding="utf-8").splitlines())
+             for path in module_files(package).values()}
+    over = {name: lines for name, lines in sizes.items() if lines > MAX_LINES}
+    assert not over, f"modules of {package.name} over {MAX_LINES} lines (split them by concern): {over}"
+
+
+def test_the_cycle_rule_sees_a_function_level_import_inside_a_plugin(tmp_path):
+    package = tmp_path / "grpo_reward_loop"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("from grpo_reward_loop.b import g\n")
+    (package / "b.py").write_text("def g():\n    from grpo_reward_loop import a\n")
+    assert cycles(import_graph(package)) == [["grpo_reward_loop.a", "grpo_reward_loop.b", "grpo_reward_loop.a"]]

@@ -5,7 +5,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from grpo_core import HardwareProfile, hookimpl
+from grpo_core import ProfileSpec, hookimpl
 from grpo_core.cli import cli
 from grpo_core.settings.declared import parse_grpo_fields as check_grpo_fields
 from grpo_core.plugins import registered
@@ -197,7 +197,7 @@ def test_old_profile_command_still_shows_one_with_a_deprecation_line():
 class ClusterPlugin:
     @hookimpl
     def register_profiles(self, register):
-        register(HardwareProfile(
+        register(ProfileSpec(
             "lab-cluster", "Our 4-GPU boxes",
             grpo_config={"bf16": True, "per_device_train_batch_size": 6, "num_generations": 6},
             model_kwargs={"dtype": "bfloat16"},

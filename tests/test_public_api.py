@@ -151,3 +151,76 @@ class _NeedsGold:
     def register_rewards(self, register):
         register(grpo_core.RewardSpec(name="needs-gold", description="reads a gold column", func=_gold_score,
                                       bounds=(0.0, 1.0), columns=("gold",)))
+
+
+def test_hardware_profile_is_a_deprecated_name_for_profile_spec():
+    with pytest.warns(DeprecationWarning, match="HardwareProfile is deprecated: use ProfileSpec"):
+        from grpo_core import HardwareProfile
+    assert HardwareProfile is grpo_core.ProfileSpec
+    with pytest.warns(DeprecationWarning, match="use ProfileSpec"):
+        assert grpo_core.specs.HardwareProfile is grpo_core.ProfileSpec
+    with pytest.raises(AttributeError, match="no attribute 'HardwarProfile'"):
+        grpo_core.HardwarProfile  # noqa: B018
+
+
+def test_a_spec_takes_its_function_as_a_lazy_module_function_string():
+    import pickle
+    import sys
+
+    sys.modules.pop("tests_lazy_target", None)
+    spec = grpo_core.RewardSpec(name="lazy", description="d", func="json:dumps", validate="math:isfinite")
+    assert spec.func("a") == '"a"' and "obj" in inspect.signature(spec.func).parameters
+    assert pickle.loads(pickle.dumps(spec.func))([1]) == "[1]"
+    data = grpo_core.DatasetSpec(name="lazy-data", description="d", load="collections:OrderedDict")
+    assert data.load(a=1) == {"a": 1}
+    missing = grpo_core.RewardSpec(name="typo", description="d", func="json:dumsp")  # nothing imported yet
+    with pytest.raises(grpo_core.PluginError, match=r"^reward 'typo' \(func\): cannot import 'json:dumsp': "
+                                                     r"module 'json' has no 'dumsp'; fix the function name$"):
+        missing.resolve()
+    nowhere = grpo_core.DatasetSpec(name="gone", description="d", load="no_such_module_xyz:load")
+    with pytest.raises(grpo_core.PluginError, match=r"dataset 'gone' \(load\): cannot import 'no_such_module_xyz:load'"):
+        nowhere.resolve()
+    with pytest.raises(grpo_core.PluginError, match="'json.dumps' is not a 'module:function' string"):
+        grpo_core.RewardSpec(name="bad", description="d", func="json.dumps")
+
+
+def test_reward_spec_timeout_creates_and_validates_its_parameter():
+    spec = grpo_core.RewardSpec(name="slow", description="d", func=len, timeout=3.0,
+                                params=(grpo_core.Param("n", 1, int),))
+    assert [(p.name, p.default) for p in spec.params] == [("n", 1), ("timeout", 3.0)]
+    assert spec.resolve() == {"n": 1, "timeout": 3.0} and spec.resolve({"timeout": "0.5"})["timeout"] == 0.5
+    for bad in ("0", "-1", "nan", "inf"):
+        with pytest.raises(grpo_core.UsageError, match="parameter 'timeout'.*positive, finite number of seconds"):
+            spec.resolve({"timeout": bad})
+    import dataclasses
+
+    assert [p.default for p in dataclasses.replace(spec, timeout=7.0).params if p.name == "timeout"] == [7.0]
+    own = grpo_core.Param("timeout", 3.0, float, "my own help")
+    assert grpo_core.RewardSpec(name="own", description="d", func=len, timeout=3.0, params=(own,)).params == (own,)
+    with pytest.raises(grpo_core.PluginError, match="give one value"):
+        grpo_core.RewardSpec(name="two", description="d", func=len, timeout=3.0, params=(own._replace(default=2.0)
+                             if hasattr(own, "_replace") else dataclasses.replace(own, default=2.0),))
+    assert not [p for p in grpo_core.RewardSpec(name="none", description="d", func=len).params]
+
+
+def test_dataset_param_declares_the_shared_parameters_once():
+    size = grpo_core.dataset_param("size", 1000, minimum=1)
+    assert (size.name, size.default, size.type, size.minimum) == ("size", 1000, int, 1) and size.help
+    assert grpo_core.dataset_param("seed").default == 0 and grpo_core.dataset_param("split").default == "train"
+    with pytest.raises(grpo_core.PluginError, match="'sizes' is not a shared dataset parameter"):
+        grpo_core.dataset_param("sizes")
+
+
+def test_dataset_param_takes_the_datasets_own_help_and_keeps_the_shared_type():
+    split = grpo_core.dataset_param("split", help="the split to read; slices work too, e.g. train[:500]")
+    assert (split.type, split.default, split.help) == (str, "train", "the split to read; slices work too, e.g. train[:500]")
+    assert grpo_core.dataset_param("split").help != split.help
+
+
+def test_the_builtin_datasets_take_the_shared_parameters_from_dataset_param():
+    from grpo_core.testing import get_spec
+
+    local = {param.name: param for param in get_spec("dataset", "local").params}
+    for name in ("size", "seed", "shuffle", "system_prompt"):
+        assert local[name] == grpo_core.dataset_param(name, local[name].default, minimum=local[name].minimum)
+    assert (local["split"].default, local["size"].default, local["size"].minimum) == ("train", None, 1)

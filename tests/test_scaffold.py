@@ -76,7 +76,9 @@ def test_writes_into_an_empty_folder_and_names_the_files(tmp_path, monkeypatch):
     code, output = run("new-plugin", "grpo-reward-brevity", "--dir", "empty")
     assert code == 0, output
     files = sorted(p.relative_to(tmp_path / "empty").as_posix() for p in (tmp_path / "empty").rglob("*") if p.is_file())
-    assert files == [".gitignore", "README.md", "grpo_reward_brevity/__init__.py", "pyproject.toml", "tests/test_plugin.py"]
+    assert files == [".gitignore", "README.md", "grpo_reward_brevity/__init__.py", "grpo_reward_brevity/degenerate.py",
+                     "grpo_reward_brevity/properties.py", "grpo_reward_brevity/reward.py", "pyproject.toml",
+                     "tests/test_plugin.py"]
     for file in files:
         assert f"empty/{file}" in output
         assert "{{" not in (tmp_path / "empty" / file).read_text(), file
@@ -123,13 +125,13 @@ def test_generated_package_installs_and_passes_its_tests(kind, tmp_path):
 
 
 # A different text reward: the share of non-empty lines that are bullet points.
-BULLETS = '''
+BULLETS_SCORE = '''
 def score(completion, *, tag="answer"):
     """The share of non-empty lines that start with '- '."""
     lines = [line for line in completion.splitlines() if line.strip()]
     return sum(line.lstrip().startswith("- ") for line in lines) / len(lines) if lines else 0.0
-
-
+'''
+BULLETS_PAIRS = '''
 def better_worse(params):
     return [("- a\\n- b", "a\\nb"), ("- a\\n- b", "- a\\nb"), ("- a", "")]
 
@@ -145,10 +147,13 @@ def best(params):
 def test_text_reward_tests_follow_a_changed_score(tmp_path):
     """The reward-text tests read the spec's declarations, so a new score with its own pairs passes them unchanged."""
     folder, _ = write_plugin("grpo-reward-text-scaffolded", "reward-text", tmp_path / "package")
-    module = folder / "grpo_reward_text_scaffolded" / "__init__.py"
-    source = module.read_text()
-    start, end = source.index("def score("), source.index("def _pairs(")
-    module.write_text(source[:start] + BULLETS.lstrip() + source[end:])
+    reward = folder / "grpo_reward_text_scaffolded" / "reward.py"
+    source = reward.read_text()
+    reward.write_text(source[:source.index("def score(")] + BULLETS_SCORE.lstrip())
+    properties = folder / "grpo_reward_text_scaffolded" / "properties.py"
+    source = properties.read_text()
+    start, end = source.index("def better_worse("), source.index("def pairs(")
+    properties.write_text(source[:start] + BULLETS_PAIRS.lstrip() + source[end:])
     _install_and_run_its_tests(folder, "reward-text", tmp_path)
 
 
@@ -179,3 +184,19 @@ def _install_and_run_its_tests(folder, kind, tmp_path):
     listed = subprocess.run([sys.executable, "-m", "grpo_core", f"{kind.split('-')[0]}s", "--json"], capture_output=True,
                             text=True, env=env, timeout=120)
     assert '"distribution": "grpo-' + kind + '-scaffolded"' in listed.stdout, listed.stdout + listed.stderr
+
+
+@pytest.mark.parametrize("kind, modules", [("reward", ["degenerate", "properties", "reward"]),
+                                           ("reward-text", ["degenerate", "properties", "reward"]),
+                                           ("dataset", ["dataset"]), ("profile", [])])
+def test_writes_the_one_plugin_layout(kind, modules, tmp_path):
+    folder, _ = write_plugin("grpo-thing", kind, tmp_path / "out")
+    package = folder / "grpo_thing"
+    assert sorted(p.stem for p in package.glob("*.py") if p.stem != "__init__") == modules
+    if "properties" in modules:
+        last = (package / "properties.py").read_text().rstrip().split("\n\n\n")[-1]
+        assert last.startswith("CHECKS = RewardChecks(") and "checks=CHECKS" in (package / "__init__.py").read_text()
+    if kind == "dataset":
+        spec = (package / "__init__.py").read_text()
+        assert 'load="grpo_thing.dataset:load"' in spec and "def " not in spec.split("SPEC = ")[1].split("@hookimpl")[0]
+        assert all(f'dataset_param("{name}"' in spec for name in ("split", "size", "seed", "system_prompt"))

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from grpo_core import HardwareProfile, hookimpl
+from grpo_core import ProfileSpec, hookimpl
 from grpo_core.plugins import registered
 
 from cli_helpers import folder_hash, invoke
@@ -236,7 +236,7 @@ def test_two_stages_interrupted_in_stage_two_and_resumed(tmp_path, data_file, ca
 class LoraOnCpu:
     @hookimpl
     def register_profiles(self, register):
-        register(HardwareProfile("cpu-lora", "LoRA on a CPU (tests)", grpo_config={"use_cpu": True},
+        register(ProfileSpec("cpu-lora", "LoRA on a CPU (tests)", grpo_config={"use_cpu": True},
                                  lora={"r": 4, "lora_alpha": 8, "target_modules": "all-linear"}))
 
 

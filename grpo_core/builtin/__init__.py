@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
-from grpo_core.builtin.datasets import MAPPING_PARAMS
+from grpo_core.builtin import models
+from grpo_core.builtin.datasets import MAPPING_PARAMS, load_hub, load_local
+from grpo_core.builtin.profiles import builtin_profiles
+from grpo_core.plugins import scaffold
 from grpo_core.plugins.hookspecs import hookimpl
 from grpo_core.settings.params import Param
 from grpo_core.specs import DatasetSpec, ModelSpec
@@ -11,8 +14,6 @@ from grpo_core.specs import DatasetSpec, ModelSpec
 
 @hookimpl
 def register_profiles(register):
-    from grpo_core.builtin.profiles import builtin_profiles
-
     for profile in builtin_profiles():
         register(profile)
 
@@ -24,7 +25,7 @@ def register_datasets(register):
             "local",
             "A local jsonl, json, csv or parquet file: a 'prompt' column, or question=COLUMN made into chat "
             "messages; answer=COLUMN and columns=NEW=OLD expose the columns rewards read",
-            load=_load_local,
+            load=load_local,
             columns=("prompt",),
             params=(
                 Param("path", None, str, "the file to read, its name taken literally (data[1].jsonl is that file)"),
@@ -38,7 +39,7 @@ def register_datasets(register):
             "hub",
             "Any dataset datasets.load_dataset reads (hub id or local dataset folder), with the same column "
             "mapping as local",
-            load=_load_hub,
+            load=load_hub,
             columns=("prompt",),
             params=(
                 Param("name", None, str, "hub dataset id such as openai/gsm8k, or a local dataset folder (required)"),
@@ -50,22 +51,8 @@ def register_datasets(register):
     )
 
 
-def _load_local(path=None, files=None, **mapping):
-    from grpo_core.builtin.datasets import load_local
-
-    return load_local(path, files, **mapping)
-
-
-def _load_hub(name=None, config=None, revision=None, **mapping):
-    from grpo_core.builtin.datasets import load_hub
-
-    return load_hub(name, config, revision, **mapping)
-
-
 @hookimpl
 def register_models(register):
-    from grpo_core.builtin import models
-
     register(
         ModelSpec(
             "smollm2-135m",
@@ -86,6 +73,4 @@ def register_models(register):
 
 @hookimpl
 def register_commands(cli):
-    from grpo_core.plugins.scaffold import add_command
-
-    add_command(cli)
+    scaffold.add_command(cli)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from grpo_core.errors import UsageError
 from grpo_core.settings.params import Param, did_you_mean
+from grpo_core.specs import dataset_param
 
 _FORMATS = {".jsonl": "json", ".json": "json", ".csv": "csv", ".parquet": "parquet"}
 
@@ -18,17 +19,17 @@ MAX_FEW_SHOT = 32
 
 # Parameters shared by every dataset that maps columns (``local``, ``hub``, and plugins that want them).
 MAPPING_PARAMS = (
-    Param("split", "train", str, "the split to read; slices work too, e.g. train[:500]"),
+    dataset_param("split", help="the split to read; slices work too, e.g. train[:500]"),
     Param("question", None, str, "column holding the question text, turned into chat messages (default: the 'prompt' column as it is)"),
     Param("answer", None, str, "column exposed as 'answer', the gold answer rewards such as math read"),
     Param("columns", None, str, "more columns to expose under another name, as NEW=OLD,NEW2=OLD2"),
-    Param("system_prompt", None, str, "a system message put first in every prompt"),
+    dataset_param("system_prompt"),
     Param("few_shot", 0, int, "put N solved examples, taken out of the data, before every question", minimum=0,
           maximum=MAX_FEW_SHOT),
     Param("few_shot_answer", None, str, "column holding the worked solution shown in few-shot examples (default: the answer column)"),
-    Param("size", None, int, "keep at most N rows (after shuffling)", minimum=1),
-    Param("shuffle", False, bool, "shuffle the rows"),
-    Param("seed", 0, int, "shuffle seed"),
+    dataset_param("size", minimum=1),
+    dataset_param("shuffle"),
+    dataset_param("seed"),
 )
 
 

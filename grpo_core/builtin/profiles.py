@@ -7,7 +7,7 @@ import it when a profile is used. Every profile keeps ``per_device_train_batch_s
 
 from __future__ import annotations
 
-from grpo_core.specs import HardwareProfile
+from grpo_core.specs import ProfileSpec
 
 GIB = 1024**3
 
@@ -141,14 +141,14 @@ def fsdp2_config() -> dict:
     }
 
 
-def builtin_profiles() -> list[HardwareProfile]:
+def builtin_profiles() -> list[ProfileSpec]:
     """Every profile grpo-core registers, in listing order."""
     profiles = [
-        HardwareProfile("cpu", "CPU only: float32, no LoRA, small groups", grpo_config=CPU),
-        HardwareProfile("cpu-bf16", "CPU with native bfloat16 (AVX512-BF16 or AMX): float32 weights, bfloat16 "
+        ProfileSpec("cpu", "CPU only: float32, no LoRA, small groups", grpo_config=CPU),
+        ProfileSpec("cpu-bf16", "CPU with native bfloat16 (AVX512-BF16 or AMX): float32 weights, bfloat16 "
                         "matrix products, no LoRA, small groups", grpo_config=CPU_BF16),
-        HardwareProfile("auto", "Detect the hardware and pick a profile (says which and why)", pick=pick_auto),
-        HardwareProfile(
+        ProfileSpec("auto", "Detect the hardware and pick a profile (says which and why)", pick=pick_auto),
+        ProfileSpec(
             "gpu",
             "One GPU: bf16, LoRA, gradient checkpointing; batch and group size picked from free memory "
             f"({', '.join(tier[0] for tier in reversed(GPU_TIERS))}) or gpu-fp16 before Ampere",
@@ -159,24 +159,24 @@ def builtin_profiles() -> list[HardwareProfile]:
         sizes = {"per_device_train_batch_size": batch, "num_generations": generations,
                  "gradient_accumulation_steps": accumulation}
         where = f"at least {min_free} GiB free" if min_free else "less than 18 GiB free"
-        profiles.append(HardwareProfile(
+        profiles.append(ProfileSpec(
             name, f"One GPU with {where}: bf16, LoRA, gradient checkpointing, {batch} completions per device "
             f"in groups of {generations}", grpo_config={**GPU, **sizes}, lora=LORA,
         ))
     profiles += [
-        HardwareProfile("gpu-fp16", "One GPU without bfloat16 (T4, V100): float16, LoRA, gradient checkpointing",
+        ProfileSpec("gpu-fp16", "One GPU without bfloat16 (T4, V100): float16, LoRA, gradient checkpointing",
                         grpo_config=GPU_FP16, lora=LORA),
-        HardwareProfile("gpu-vllm", "One large GPU: vLLM generation colocated with training (needs vllm), bf16, LoRA",
+        ProfileSpec("gpu-vllm", "One large GPU: vLLM generation colocated with training (needs vllm), bf16, LoRA",
                         grpo_config=GPU_VLLM, lora=LORA),
-        HardwareProfile("multi-gpu", "Every GPU of this machine through accelerate launch with DeepSpeed ZeRO-2 "
+        ProfileSpec("multi-gpu", "Every GPU of this machine through accelerate launch with DeepSpeed ZeRO-2 "
                         "(needs deepspeed); full fine-tuning in bf16", grpo_config=MULTI_GPU,
                         launcher={"accelerate_config": deepspeed_config(2)}),
-        HardwareProfile("multi-gpu-zero3", "Like multi-gpu with DeepSpeed ZeRO-3: parameters sharded too, "
+        ProfileSpec("multi-gpu-zero3", "Like multi-gpu with DeepSpeed ZeRO-3: parameters sharded too, "
                         "for models too large for one GPU", grpo_config=MULTI_GPU,
                         launcher={"accelerate_config": deepspeed_config(3)}),
-        HardwareProfile("multi-gpu-fsdp", "Like multi-gpu with PyTorch FSDP2 instead of DeepSpeed (nothing extra "
+        ProfileSpec("multi-gpu-fsdp", "Like multi-gpu with PyTorch FSDP2 instead of DeepSpeed (nothing extra "
                         "to install)", grpo_config={**MULTI_GPU, "gradient_checkpointing": False}, launcher={"accelerate_config": fsdp2_config()}),
-        HardwareProfile("multi-gpu-vllm", "ZeRO-2 training on all GPUs but the first, which serves generations: "
+        ProfileSpec("multi-gpu-vllm", "ZeRO-2 training on all GPUs but the first, which serves generations: "
                         "start `CUDA_VISIBLE_DEVICES=0 trl vllm-serve --model MODEL` first",
                         grpo_config={**MULTI_GPU, "use_vllm": True, "vllm_mode": "server"},
                         launcher={"accelerate_config": deepspeed_config(2), "reserve_gpus": 1}),

@@ -18,7 +18,7 @@ def register_datasets(register):
 
 @hookspec
 def register_profiles(register):
-    """Register hardware profiles: call ``register(HardwareProfile(...))`` once per profile."""
+    """Register hardware profiles: call ``register(ProfileSpec(...))`` once per profile."""
 
 
 @hookspec

@@ -1,8 +1,10 @@
 """``grpo-run new-plugin``: write a plugin package (reward, dataset or profile) that installs and passes its tests.
 
-The package has a pyproject.toml with the ``grpo`` entry point, a module with a commented hook
-implementation and spec, a README, and tests (for a reward: grpo-core's property suite through
-the ``grpo_check`` pytest fixture). Templates live in ``grpo_core/plugins/templates/<kind>/``.
+The package has a pyproject.toml with the ``grpo`` entry point, the layout every shipped plugin follows
+(``__init__.py`` with the spec and the hook; for a reward ``reward.py``, ``properties.py`` ending in
+``CHECKS = RewardChecks(...)`` and ``degenerate.py``; for a dataset ``dataset.py``), a README, and tests
+(for a reward: grpo-core's property suite through the ``grpo_check`` pytest fixture). Templates live
+in ``grpo_core/plugins/templates/<kind>/``.
 """
 
 from __future__ import annotations
@@ -18,13 +20,20 @@ from grpo_core.errors import UsageError
 # reward-text: a reward that reads only the completion, with tests derived from its declarations.
 KINDS = ("reward", "reward-text", "dataset", "profile")
 
-# Output path -> template path ({kind} and {module} filled in).
+# Output path -> template path ({kind} and {module} filled in), for every kind.
 FILES = {
     "pyproject.toml": "common/pyproject.toml.tmpl",
     ".gitignore": "common/gitignore.tmpl",
     "README.md": "{kind}/README.md.tmpl",
     "{module}/__init__.py": "{kind}/module.py.tmpl",
     "tests/test_plugin.py": "{kind}/test_plugin.py.tmpl",
+}
+# The package's other modules, in the one plugin layout: each is written from {kind}/<module>.py.tmpl.
+MODULES = {
+    "reward": ("reward", "properties", "degenerate"),
+    "reward-text": ("reward", "properties", "degenerate"),
+    "dataset": ("dataset",),
+    "profile": (),
 }
 
 DESCRIPTIONS = {
@@ -130,7 +139,12 @@ def write_plugin(distribution: str, kind: str = "reward", directory: str | Path 
     }
     templates = resources.files("grpo_core.plugins") / "templates"
     written = []
+    files = []
     for target, source in FILES.items():
+        files.append((target, source))
+        if target == "{module}/__init__.py":
+            files += [(f"{{module}}/{name}.py", f"{{kind}}/{name}.py.tmpl") for name in MODULES[kind]]
+    for target, source in files:
         text = (templates / source.format(kind=kind)).read_text(encoding="utf-8")
         path = folder / target.format(module=names.module)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -152,9 +166,11 @@ def add_command(cli) -> None:
     def new_plugin(name, kind, directory):
         """Write a new plugin package NAME (a distribution name such as grpo-reward-brevity).
 
-        The package has a pyproject.toml with the grpo entry point, a module with a commented hook
-        and spec, a README, and tests that pass as written (for a reward, grpo-core's property
-        suite through the grpo_check pytest fixture). Install it and run its tests:
+        The package has a pyproject.toml with the grpo entry point, the layout grpo-core's own
+        plugins follow (__init__.py with the spec and the hook; reward.py, properties.py and
+        degenerate.py for a reward; dataset.py for a dataset), a README, and tests that pass as
+        written (for a reward, grpo-core's property suite through the grpo_check pytest fixture).
+        Install it and run its tests:
 
         \b
         cd NAME && pip install -e ".[test]" && python -m pytest

@@ -8,92 +8,14 @@ import math
 import pickle
 import sys
 import warnings
-from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from grpo_core.errors import PluginError, RewardError, UsageError
 from grpo_core.plugins import get_registry
 from grpo_core.rewards.unscored import Unscored  # noqa: F401  (public as grpo_core.Unscored)
-from grpo_core.settings.params import Param, resolve_params
 from grpo_core.rewards.declared import Direction  # noqa: F401  (grpo_core.rewards.reward.Direction, as before)
-from grpo_core.rewards.declared import FLAT_KEYWORDS, RewardChecks, accept_flat_keywords, flat_attribute
-
-
-@dataclass(frozen=True)
-class RewardSpec:
-    """What a reward plugin registers.
-
-    ``func`` scores one completion: ``func(completion, **columns, **params) -> float | None``,
-    where ``completion`` is the completion's text (parameters the function does not take,
-    such as ``answer_column``, are not passed unless it takes ``**kwargs``). Declare ``completion_ids`` or ``prompt`` as
-    keyword parameters of ``func`` to receive them too. With ``batched=True`` it scores a batch:
-    ``func(completions, **columns, **params) -> list[float | None]`` with lists for columns.
-
-    A column ``c`` is read from the dataset column named by the parameter ``c_column`` when the
-    reward has one (so users can remap it), else from the column ``c``. ``columns`` may be a
-    callable ``params -> tuple`` when which columns are needed depends on the parameters.
-    ``optional_columns`` (a tuple or such a callable) are read when the dataset has them: a dataset
-    without one is not an error and the function's own default applies; an empty cell arrives as None.
-
-    What only the property checks read is grouped in ``checks``, a ``RewardChecks``.
-    """
-
-    name: str
-    description: str
-    func: Callable
-    bounds: tuple[float, float] = (0.0, 1.0)
-    columns: tuple[str, ...] | Callable[[dict], tuple[str, ...]] = ()
-    params: tuple[Param, ...] = ()
-    optional_columns: tuple[str, ...] | Callable[[dict], tuple[str, ...]] = ()
-    weight: float = 1.0
-    batched: bool = False
-    group_relative: bool = False  # the score of one completion depends on the others in its batch
-    timeout: float | None = None  # hard per-item limit in seconds, enforced in a worker process; a
-    # parameter named ``timeout`` overrides it for a bound reward
-    validate: Callable[[dict], None] | None = None  # params -> raise ValueError on bad values, at load time
-    # (columns, scores, params) -> None: sees each batch's scores in the training process, after scoring
-    # (a curriculum follows its rolling accuracy this way, since scores may come from worker processes).
-    observe: Callable[[dict, list, dict], None] | None = None
-    checks: RewardChecks = RewardChecks()  # what only the property checks read (directions, gold example, ...)
-    distribution: str = field(default="", compare=False)  # filled in by the plugin manager
-
-    def resolve(self, args: dict | None = None) -> dict:
-        """Parameters at their defaults overlaid with ``args``, parsed and validated."""
-        params = resolve_params(self.params, args, f"reward '{self.name}'")
-        if self.timeout is not None:
-            check_timeout(self.timeout, f"reward '{self.name}' declares RewardSpec(timeout=...)")
-        if any(p.name == "timeout" for p in self.params) and params.get("timeout") is not None:
-            check_timeout(params["timeout"], f"reward '{self.name}': parameter 'timeout'")
-        if self.validate is not None:
-            try:
-                self.validate(params)
-            except (ValueError, TypeError, OSError) as error:
-                raise UsageError(f"reward '{self.name}': {error}") from None
-        return params
-
-    def required_columns(self, params: dict) -> dict[str, str]:
-        """Map each column the reward needs to the dataset column it comes from."""
-        names = self.columns(params) if callable(self.columns) else self.columns
-        return {name: params.get(f"{name}_column") or name for name in names}
-
-    def optional_column_sources(self, params: dict) -> dict[str, str]:
-        """Map each column the reward reads when the dataset has it to the dataset column it comes from."""
-        names = self.optional_columns(params) if callable(self.optional_columns) else self.optional_columns
-        return {name: params.get(f"{name}_column") or name for name in names}
-
-
-
-# The former flat check keywords (RewardSpec(gold=...), spec.gold) keep working for one release, with a warning.
-RewardSpec.__init__ = accept_flat_keywords(RewardSpec.__init__)
-for _old in FLAT_KEYWORDS:
-    setattr(RewardSpec, _old, flat_attribute(_old))
-
-
-def check_timeout(seconds: Any, where: str) -> None:
-    """Raise a UsageError unless ``seconds`` is a positive, finite number (nan never fires, inf overflows)."""
-    ok = isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and math.isfinite(seconds) and seconds > 0
-    if not ok:
-        raise UsageError(f"{where}: a timeout must be a positive, finite number of seconds, got {seconds!r}")
+from grpo_core.rewards.declared import RewardChecks  # noqa: F401  (grpo_core.rewards.reward.RewardChecks, as before)
+from grpo_core.specs import RewardSpec, check_timeout  # noqa: F401  (grpo_core.rewards.reward.RewardSpec, as before)
 
 
 @functools.lru_cache(maxsize=256)

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import re
 
-from grpo_core import DatasetSpec, Direction, Param, RewardChecks, RewardSpec, hookimpl
+from grpo_core import DatasetSpec, Param, RewardSpec, dataset_param, hookimpl
 
-from grpo_reasoning_gym import checks
 from grpo_reasoning_gym.dataset import SYSTEM_PROMPT
+from grpo_reasoning_gym.properties import CHECKS
 from grpo_reasoning_gym.reward import EXTRACT_MODES, NUMBER_TASKS, TIMEOUT_S, reasoning_gym_reward, reasoning_gym_rewards
 
 __all__ = ["DATASET", "NUMBER_TASKS", "SPEC", "reasoning_gym_reward", "reasoning_gym_rewards", "register_commands",
@@ -23,70 +23,40 @@ def _validate(params: dict) -> None:
         raise ValueError(f"tag must be an XML tag name such as 'answer', got {params['tag']!r}")
 
 
-def _load(**params):
-    from grpo_reasoning_gym.dataset import load
-
-    return load(**params)
-
-
-def _observe(columns, scores, params=None):
-    from grpo_reasoning_gym.curriculum import observe
-
-    observe(columns, scores, params)
-
-
-def _callbacks(dataset, params):
-    from grpo_reasoning_gym.curriculum import callback
-
-    found = callback(dataset)
-    return [found] if found is not None else []
-
-
 SPEC = RewardSpec(
     name="reasoning-gym",
     description="1 if the answer is right for the row's reasoning-gym task (exact numbers, else the task's checker), "
                 "else 0; strict=false passes the checker's partial credit through",
-    func=reasoning_gym_rewards,
+    func="grpo_reasoning_gym.reward:reasoning_gym_rewards",
     bounds=(0.0, 1.0),
     columns=("answer", "task", "entry"),
     batched=True,
-    timeout=TIMEOUT_S,  # the default per-item limit, so the checks allow for it; the `timeout` parameter sets it
+    timeout=TIMEOUT_S,  # one answer's task checker, where it runs in a worker process (past it: 0.0)
     params=(
         Param("strict", True, bool, "true: 1.0 only for a right answer, else 0.0; false: the task checker's graded "
                                     "score (which pays some wrong answers)"),
         Param("tag", "answer", str, "the tag holding the answer, as in <answer>42</answer>"),
         Param("extract", "answer-tag", str, "answer-tag: the last <tag> pair (none: 0.0); whole: the whole completion",
               EXTRACT_MODES),
-        Param("timeout", TIMEOUT_S, float, "hard limit in seconds for one answer's task checker, where the checker "
-                                           "runs in a worker process (past it: 0.0, counted as a timeout)"),
     ),
-    checks=RewardChecks(
-        directions=(
-            Direction("the right answer scores higher than a corrupted one", checks.right_beats_wrong, strict=True),
-            Direction("the right answer scores higher than no answer", checks.right_beats_absent, strict=True),
-        ),
-        column_strategy=checks.rows,
-        gold_example=checks.gold,
-        degenerate=checks.degenerate,
-        row_problems=checks.row_problems,
-    ),
+    checks=CHECKS,
     validate=_validate,
-    observe=_observe,
+    observe="grpo_reasoning_gym.curriculum:observe",
 )
 
 DATASET = DatasetSpec(
     "reasoning-gym",
     "reasoning-gym's procedural tasks (offline, seeded, mixable); list them with `grpo-run reasoning-gym-tasks`",
-    load=_load,
+    load="grpo_reasoning_gym.dataset:load",
     columns=("prompt", "answer", "task", "entry"),
     params=(
         Param("tasks", "chain_sum", str, "task names with optional mixing weights, e.g. chain_sum,leg_counting:2 "
                                          "(all of them: grpo-run reasoning-gym-tasks)"),
-        Param("size", 1000, int, "number of rows"),
-        Param("seed", 0, int, "generator seed: the same seed gives the same rows"),
+        dataset_param("size", 1000),
+        dataset_param("seed"),
         Param("settings", None, str, "task settings from each task's config, e.g. min_terms=3,leg_counting.max_animals=5 "
                                      "(a bare KEY applies to every selected task that has it)"),
-        Param("system_prompt", SYSTEM_PROMPT, str, "system message put before each question (empty: none)"),
+        dataset_param("system_prompt", SYSTEM_PROMPT),
         Param("chat", True, bool, "true: chat messages (system, user); false: one plain text prompt"),
         Param("few_shot", 0, int, "solved examples of the row's own task (from their own seed, never the row's "
                                   "question) put before each question, answered as <answer>gold</answer>",
@@ -96,7 +66,7 @@ DATASET = DatasetSpec(
         Param("threshold", 0.7, float, "curriculum: rolling accuracy that raises the level"),
         Param("window", 64, int, "curriculum: completions in the rolling accuracy"),
     ),
-    callbacks=_callbacks,
+    callbacks="grpo_reasoning_gym.curriculum:callbacks",
 )
 
 

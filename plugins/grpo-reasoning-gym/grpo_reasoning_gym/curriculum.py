@@ -9,6 +9,7 @@ continues at the same level.
 from __future__ import annotations
 
 from collections import deque
+from typing import Callable, NamedTuple
 from functools import lru_cache
 
 from grpo_core import UsageError
@@ -16,23 +17,6 @@ from grpo_core import UsageError
 from grpo_reasoning_gym import tasks as task_registry
 
 _ACTIVE: list = []  # curricula of datasets loaded in this process, fed by observe()
-
-
-def config_at_level(task: str, level: int, settings: dict, seed: int, size: int):
-    """The task's config at ``level`` of its reasoning-gym curriculum (settings fill the other fields)."""
-    from reasoning_gym.factory import create_curriculum, has_curriculum
-
-    if not has_curriculum(task):
-        raise UsageError(f"task '{task}' has no curriculum in reasoning-gym; train it without curriculum=true")
-    curriculum = create_curriculum(task)
-    curriculum.set_global_level(level)
-    _, config_cls = task_registry.registry()[task]
-    names = set(config_cls.__dataclass_fields__)
-    defaults = {**settings, **{k: v for k, v in (("seed", seed), ("size", size)) if k in names}}
-    config = curriculum.generate_configuration(defaults)
-    if hasattr(config, "validate"):
-        config.validate()
-    return config
 
 
 def max_level(task: str) -> int:
@@ -79,12 +63,21 @@ class Curriculum:
                 self.levels[task] = max(0, min(int(level), self.top[task]))
 
 
+class RowMaker(NamedTuple):
+    """How the dataset makes rows, handed in so the curriculum makes them the same way at higher levels."""
+
+    generator: Callable  # (task, settings, seed, size, level) -> reasoning-gym's generator
+    row: Callable  # (task, index, entry, system_prompt, chat, examples) -> one row
+    examples: Callable  # (task, settings, seed, few_shot) -> solved examples
+
+
 class LevelledRows:
     """A ``datasets`` transform: each row read is made again at its task's current level."""
 
     def __init__(self, curriculum: Curriculum, seed: int, settings: dict[str, dict], system_prompt, chat, size: int,
-                 few_shot: int = 0) -> None:
+                 few_shot: int = 0, rows: RowMaker | None = None) -> None:
         self.curriculum = curriculum
+        self.rows = rows
         self.size = size
         self.seed, self.settings, self.system_prompt, self.chat = seed, settings, system_prompt, chat
         self.few_shot = few_shot
@@ -92,25 +85,19 @@ class LevelledRows:
     @lru_cache(maxsize=64)
     def examples(self, task: str) -> list:
         """The rows' solved examples: the ones of level 0, the same at every level."""
-        from grpo_reasoning_gym.dataset import solved_examples
-
-        return solved_examples(task, self.settings.get(task, {}), self.seed, self.few_shot)
+        return self.rows.examples(task, self.settings.get(task, {}), self.seed, self.few_shot)
 
     @lru_cache(maxsize=64)
     def generator(self, task: str, level: int):
-        from grpo_reasoning_gym.dataset import make_task_generator
-
-        return make_task_generator(task, self.settings.get(task, {}), self.seed + 1000 * level, self.size, level)
+        return self.rows.generator(task, self.settings.get(task, {}), self.seed + 1000 * level, self.size, level)
 
     def __call__(self, batch: dict) -> dict:
-        from grpo_reasoning_gym.dataset import make_row
-
         batch = {key: list(values) for key, values in batch.items()}
         for i, (task, item) in enumerate(zip(batch["task"], batch["item"])):
             level = self.curriculum.levels.get(task, 0)
             if level == 0:
                 continue
-            row = make_row(task, item, self.generator(task, level)[item], self.system_prompt, self.chat,
+            row = self.rows.row(task, item, self.generator(task, level)[item], self.system_prompt, self.chat,
                            self.examples(task))
             for key in ("prompt", "answer", "entry"):
                 if key in batch:
@@ -118,7 +105,7 @@ class LevelledRows:
         return batch
 
 
-def attach(dataset, tasks, seed, settings, system_prompt, chat, threshold, window, few_shot=0):
+def attach(dataset, rows: RowMaker, tasks, seed, settings, system_prompt, chat, threshold, window, few_shot=0):
     """The dataset with a :class:`LevelledRows` transform; the curriculum is found again with :func:`curriculum_of`."""
     weights = task_registry.parse_tasks(tasks)
     missing = [task for task in weights if not _has_curriculum(task)]
@@ -126,7 +113,8 @@ def attach(dataset, tasks, seed, settings, system_prompt, chat, threshold, windo
         raise UsageError(f"task(s) {', '.join(missing)} have no reasoning-gym curriculum; drop curriculum=true or them")
     curriculum = Curriculum(list(weights), threshold, window)
     per_task = task_registry.parse_settings(settings, list(weights))
-    dataset.set_transform(LevelledRows(curriculum, seed, per_task, system_prompt, chat, len(dataset), few_shot))
+    dataset.set_transform(LevelledRows(curriculum, seed, per_task, system_prompt, chat, len(dataset), few_shot,
+                                       rows))
     _ACTIVE.append(curriculum)
     return dataset
 
@@ -179,3 +167,9 @@ def callback(dataset):
                     logs[f"curriculum/{task}/level"] = float(level)
 
     return CurriculumCallback()
+
+
+def callbacks(dataset, params: dict) -> list:
+    """``DatasetSpec.callbacks``: the curriculum's trainer callback, when the dataset has a curriculum."""
+    found = callback(dataset)
+    return [found] if found is not None else []

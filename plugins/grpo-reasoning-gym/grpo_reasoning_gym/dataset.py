@@ -13,6 +13,7 @@ import zlib
 from grpo_core import UsageError
 
 from grpo_reasoning_gym import tasks as task_registry
+from grpo_reasoning_gym.curriculum import RowMaker, attach
 from grpo_reasoning_gym.entries import dump_entry
 
 SYSTEM_PROMPT = (
@@ -99,9 +100,7 @@ def generate_rows(tasks="chain_sum", size=1000, seed=0, settings=None, system_pr
 def make_task_generator(task: str, settings: dict, seed: int, size: int, level: int | None = None):
     """reasoning-gym's generator for one task, from settings or from a curriculum level."""
     if level is not None:
-        from grpo_reasoning_gym.curriculum import config_at_level
-
-        config = config_at_level(task, level, settings, task_seed(seed, task), size)
+        config = task_registry.config_at_level(task, level, settings, task_seed(seed, task), size)
     else:
         config = task_registry.make_config(task, settings, task_seed(seed, task), size)
     return task_registry.make_generator(task, config, task_seed(seed, task), size)
@@ -134,9 +133,7 @@ def load(tasks="chain_sum", size=1000, seed=0, settings=None, system_prompt=SYST
     rows = generate_rows(tasks, size, seed, settings, system_prompt, chat, levels, few_shot)
     dataset = Dataset.from_list(rows)
     if curriculum:
-        from grpo_reasoning_gym.curriculum import attach
-
-        dataset = attach(dataset, tasks=tasks, seed=seed, settings=settings, system_prompt=system_prompt, chat=chat,
+        dataset = attach(dataset, RowMaker(make_task_generator, make_row, solved_examples), tasks=tasks, seed=seed, settings=settings, system_prompt=system_prompt, chat=chat,
                          few_shot=few_shot,
                          threshold=threshold, window=window)
     return dataset

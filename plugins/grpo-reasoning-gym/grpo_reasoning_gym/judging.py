@@ -19,7 +19,7 @@ import reasoning_gym.factory  # noqa: F401  (see the module docstring)
 from grpo_core import Unscored, run_with_timeouts
 
 from grpo_reasoning_gym.entries import load_entry
-from grpo_reasoning_gym.reward import checker_score
+from grpo_reasoning_gym.rules import checker_score
 
 CHUNK_SHARE = 0.1  # a chunk is sized to take this share of the per-item limit
 FIRST_GUESS_S = 0.005  # seconds per item before any chunk has been timed

@@ -27,7 +27,7 @@ from functools import lru_cache
 from grpo_core import Number, Unscored, answer_tag, completion_text, parse_number, same_number
 
 from grpo_reasoning_gym.entries import dump_entry, load_entry
-from grpo_reasoning_gym.rules import ANSWER_FORMS, OWN_JUDGES, unit_split, unit_words
+from grpo_reasoning_gym.rules import ANSWER_FORMS, OWN_JUDGES, checker, checker_score, unit_split, unit_words
 
 # Tasks whose gold answer is one exact number, where any equal number is right. Left out on purpose:
 # power_function and decimal_arithmetic (rounded answers; their checkers compare at the asked precision),
@@ -78,14 +78,6 @@ def extract_answer(completion, tag: str = "answer", extract: str = "answer-tag")
 
 
 @lru_cache(maxsize=None)
-def checker(task: str):
-    """The task's ``score_answer`` (one generator per task and process, built with its default config)."""
-    from reasoning_gym.factory import get_score_answer_fn
-
-    return get_score_answer_fn(task)
-
-
-@lru_cache(maxsize=None)
 def judged_in_process(task: str) -> bool | None:
     """Whether the task's checker runs in the training process (None: reasoning-gym has no such task)."""
     from reasoning_gym.dataset import ProceduralDataset
@@ -106,16 +98,6 @@ def judged_by(task: str) -> str:
     if task in OWN_JUDGES:
         return "exact"
     return "form+checker" if task in ANSWER_FORMS else "checker"
-
-
-def checker_score(task: str, record: dict, prediction: str) -> float:
-    """The task checker's score for an answer, in [0, 1]; an answer it cannot read (it raises) scores 0.0."""
-    score_answer = checker(task)  # a checker that cannot be built is an error, not a wrong answer
-    try:
-        score = float(score_answer(prediction, record))
-    except Exception:  # checkers raise on answers they cannot read: such an answer is wrong
-        return 0.0
-    return 0.0 if score != score else min(1.0, max(0.0, score))
 
 
 def plain_integer(text: str) -> int | None:

@@ -1,4 +1,4 @@
-"""The plugin's own rules for tasks whose checker pays answers that do not do the task.
+"""The plugin's own rules for tasks whose checker pays answers that do not do the task, and the checkers themselves.
 
 Number tasks are read without trailing words (``parse_number(..., units=False)``), except one unit word
 the question itself uses (``42 legs`` where it asks how many legs; never a negation): grpo-core's reader
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
+from functools import lru_cache
 
 
 def _ending(prediction: str, gold: str) -> str:
@@ -99,3 +100,21 @@ def unit_split(answer: str) -> tuple[str, str] | None:
 def unit_words(question: str) -> frozenset:
     """The words a number answer may end with: the question's own, negations aside."""
     return frozenset(_WORD.findall(question.lower())) - NEGATIONS
+
+
+@lru_cache(maxsize=None)
+def checker(task: str):
+    """The task's ``score_answer`` (one generator per task and process, built with its default config)."""
+    from reasoning_gym.factory import get_score_answer_fn
+
+    return get_score_answer_fn(task)
+
+
+def checker_score(task: str, record: dict, prediction: str) -> float:
+    """The task checker's score for an answer, in [0, 1]; an answer it cannot read (it raises) scores 0.0."""
+    score_answer = checker(task)  # a checker that cannot be built is an error, not a wrong answer
+    try:
+        score = float(score_answer(prediction, record))
+    except Exception:  # checkers raise on answers they cannot read: such an answer is wrong
+        return 0.0
+    return 0.0 if score != score else min(1.0, max(0.0, score))

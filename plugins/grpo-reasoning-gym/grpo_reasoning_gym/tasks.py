@@ -189,3 +189,20 @@ def make_generator(task: str, config, seed: int, size: int):
         return dataset_cls(config=config)
     except (AssertionError, ValueError) as error:
         raise UsageError(f"task '{task}' could not start with its settings: {error}") from None
+
+
+def config_at_level(task: str, level: int, settings: dict, seed: int, size: int):
+    """The task's config at ``level`` of its reasoning-gym curriculum (settings fill the other fields)."""
+    from reasoning_gym.factory import create_curriculum, has_curriculum
+
+    if not has_curriculum(task):
+        raise UsageError(f"task '{task}' has no curriculum in reasoning-gym; train it without curriculum=true")
+    curriculum = create_curriculum(task)
+    curriculum.set_global_level(level)
+    _, config_cls = registry()[task]
+    names = set(config_cls.__dataclass_fields__)
+    defaults = {**settings, **{k: v for k, v in (("seed", seed), ("size", size)) if k in names}}
+    config = curriculum.generate_configuration(defaults)
+    if hasattr(config, "validate"):
+        config.validate()
+    return config

@@ -6,7 +6,8 @@ from functools import lru_cache
 import pytest
 
 from grpo_reasoning_gym import reasoning_gym_rewards
-from grpo_reasoning_gym.checks import attack_answers, corruptions, format_answer
+from grpo_reasoning_gym.degenerate import attack_answers, format_answer
+from grpo_reasoning_gym.properties import corruptions
 from grpo_reasoning_gym.dataset import generate_rows
 from grpo_reasoning_gym.reward import reasoning_gym_reward
 from grpo_reasoning_gym.tasks import task_names

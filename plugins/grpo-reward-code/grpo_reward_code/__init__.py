@@ -6,14 +6,13 @@ Importing this module is cheap: datasets and hypothesis are imported only inside
 
 from __future__ import annotations
 
-import math
 import sys
 
-from grpo_core import DatasetSpec, Direction, Param, RewardChecks, RewardSpec, hookimpl
+from grpo_core import DatasetSpec, Param, RewardSpec, dataset_param, hookimpl
 
-from grpo_reward_code import checks
 from grpo_reward_code.hub import FORMATS
 from grpo_reward_code.hub import SYSTEM_PROMPT as HUB_SYSTEM_PROMPT
+from grpo_reward_code.properties import CHECKS
 from grpo_reward_code.reward import code_reward
 from grpo_reward_code.sandbox import SANDBOXES, probe
 from grpo_reward_code.tasks import SPLITS, SYSTEM_PROMPT
@@ -24,9 +23,6 @@ _warned = set()
 
 
 def _validate(params: dict) -> None:
-    timeout = params["timeout"]
-    if timeout is None or not math.isfinite(timeout) or timeout <= 0:
-        raise ValueError(f"timeout must be a number of seconds greater than 0, got {timeout!r}")
     if not params["tests_column"]:
         raise ValueError("tests_column must name the dataset column holding the tests, e.g. 'tests'")
     missing = probe(params["sandbox"])
@@ -42,10 +38,11 @@ SPEC = RewardSpec(
     name="code",
     description="The share of the row's tests the completion's Python program passes, run in a sandbox "
     "(1 or 0 with strict); 0 without a program; None for a row without tests",
-    func=code_reward,
+    func="grpo_reward_code.reward:code_reward",
     bounds=(0.0, 1.0),
     columns=("tests",),
     batched=True,
+    timeout=10.0,  # one program and all its tests, wall-clock; also its CPU limit
     params=(
         Param("tests_column", "tests", str, "the dataset column holding the tests: assert statements, or "
               "{input, output} pairs, as a list or its JSON text"),
@@ -68,43 +65,21 @@ SPEC = RewardSpec(
               "only limits and a clean environment (prints a warning)", SANDBOXES, unsafe=("none",)),
         Param("workers", 0, int, "programs run at once; 0: one per core", minimum=0, maximum=256),
     ),
-    checks=RewardChecks(
-        directions=(
-            Direction("a program that passes more tests scores higher", checks.more_tests_beat_fewer, strict=True),
-            Direction("a correct program scores higher than the same program with a bug", checks.correct_beats_bug,
-                      strict=True),
-        ),
-        column_strategy=checks.rows,
-        gold_example=checks.gold,
-        degenerate=checks.degenerate,
-        row_problems=checks.row_problems,
-    ),
+    checks=CHECKS,
     validate=_validate,
 )
-
-
-def _load_code_tasks(**params):
-    from grpo_reward_code.tasks import load_code_tasks
-
-    return load_code_tasks(**params)
-
-
-def _load_code_hub(**params):
-    from grpo_reward_code.hub import load_code_hub
-
-    return load_code_hub(**params)
 
 
 CODE_TASKS = DatasetSpec(
     "code-tasks",
     "Generated Python function-writing tasks with assert tests (offline, seeded; ten task families)",
-    load=_load_code_tasks,
+    load="grpo_reward_code.tasks:load_code_tasks",
     columns=("prompt", "tests"),
     params=(
-        Param("split", "train", str, "train or test (different tasks for the same seed)", SPLITS),
-        Param("size", 500, int, "number of tasks", minimum=1, maximum=100_000),
-        Param("seed", 0, int, "generator seed: the same seed gives the same tasks"),
-        Param("system_prompt", SYSTEM_PROMPT, str, "system message put before each task"),
+        dataset_param("split", choices=SPLITS),
+        dataset_param("size", 500, minimum=1, maximum=100_000),
+        dataset_param("seed"),
+        dataset_param("system_prompt", SYSTEM_PROMPT),
     ),
 )
 
@@ -112,19 +87,19 @@ CODE_HUB = DatasetSpec(
     "code-hub",
     "MBPP- or HumanEval-style code tasks from the hub or a local file, as prompt, tests (scored) and "
     "shown_tests (in the prompt, not scored)",
-    load=_load_code_hub,
+    load="grpo_reward_code.hub:load_code_hub",
     columns=("prompt", "tests", "shown_tests"),
     params=(
         Param("name", None, str, "hub dataset id (e.g. google-research-datasets/mbpp, openai/openai_humaneval) or "
               "a local dataset folder"),
         Param("path", None, str, "instead of name: a local jsonl, json, csv or parquet file in one of the formats"),
         Param("config", None, str, "the dataset's configuration, e.g. sanitized for MBPP"),
-        Param("split", "test", str, "the split to read"),
+        dataset_param("split", "test"),
         Param("format", "auto", str, "which columns to read: auto tells MBPP from HumanEval by the columns", FORMATS),
-        Param("size", None, int, "keep at most N rows (after shuffling)", minimum=1),
-        Param("shuffle", False, bool, "shuffle the rows"),
-        Param("seed", 0, int, "shuffle seed"),
-        Param("system_prompt", HUB_SYSTEM_PROMPT, str, "system message put before each task"),
+        dataset_param("size", minimum=1),
+        dataset_param("shuffle"),
+        dataset_param("seed"),
+        dataset_param("system_prompt", HUB_SYSTEM_PROMPT),
         Param("shown", 1, int, "MBPP: how many of a row's tests the prompt shows; shown tests are not scored, and "
               "one test always stays hidden (0 names the function instead)", minimum=0, maximum=100),
     ),

@@ -4,6 +4,7 @@ a bug, and assert tests computed from the reference. Offline and seeded: the sam
 from __future__ import annotations
 
 import itertools
+import json
 import random
 from dataclasses import dataclass
 
@@ -290,8 +291,6 @@ def load_code_tasks(split="train", size=500, seed=0, system_prompt=SYSTEM_PROMPT
     if size is None or size < 1:
         raise UsageError(f"code-tasks size must be 1 or more, got {size!r}")
     rng = random.Random(f"code-tasks:{split}:{seed}")
-    from grpo_reward_code.checks import remember_solution
-
     rows = []
     for _ in range(size):
         task = make_task(rng)
@@ -300,3 +299,18 @@ def load_code_tasks(split="train", size=500, seed=0, system_prompt=SYSTEM_PROMPT
         rows.append({"prompt": messages(system_prompt, task.prompt_text()), "tests": tests,
                      "solution": task.solution, "entry_point": task.name})
     return Dataset.from_list(rows)
+
+
+_SOLUTIONS: dict[str, tuple[str, str]] = {}  # the tests' JSON -> (function name, reference solution)
+_REMEMBERED = 5000  # the most generated tasks whose solutions are kept for gold_example
+
+
+def remember_solution(tests: list[str], task) -> None:
+    """Keep a generated task's reference solution, found again by its tests (the gold completion)."""
+    if len(_SOLUTIONS) < _REMEMBERED:
+        _SOLUTIONS[json.dumps(list(tests))] = (task.name, task.solution)
+
+
+def known_solution(tests) -> tuple[str, str] | None:
+    """``(function name, reference solution)`` of a generated task with these tests, or None."""
+    return _SOLUTIONS.get(json.dumps(list(tests))) if isinstance(tests, (list, tuple)) else None

@@ -5,7 +5,7 @@ import pytest
 from grpo_core import UsageError, load_rewards
 from grpo_core.testing import call_reward
 
-from grpo_reward_code import SPEC, checks, code_reward
+from grpo_reward_code import SPEC, code_reward, degenerate
 from grpo_reward_code.sandbox import Limits, run_job
 
 ADD_TESTS = ["assert add(1, 2) == 3", "assert add(0, 0) == 0", "assert add(2, 2) == 4", "assert add(-1, 1) == 0"]
@@ -60,7 +60,7 @@ def test_the_tests_column_can_be_renamed():
 CHEAT_TESTS = ["assert add(1, 2) == 3", "assert abs(add(2, 2) - 4) < 1e-9", "assert isinstance(add(1, 1), int)"]
 
 
-@pytest.mark.parametrize("label, source", checks.CHEATS, ids=[label for label, _ in checks.CHEATS])
+@pytest.mark.parametrize("label, source", degenerate.CHEATS, ids=[label for label, _ in degenerate.CHEATS])
 def test_programs_that_skip_the_task_earn_nothing(label, source):
     program = block(source.format(name="add"))
     assert call_reward(SPEC, [GOOD], tests=[CHEAT_TESTS]) == [1.0]

@@ -5,10 +5,11 @@ Importing this module is cheap: jsonschema, hypothesis and datasets are imported
 
 from __future__ import annotations
 
-from grpo_core import DatasetSpec, Direction, Param, RewardChecks, RewardSpec, hookimpl
-from grpo_reward_jsonschema import audit, properties
+from grpo_core import DatasetSpec, Param, RewardSpec, dataset_param, hookimpl
+
 from grpo_reward_jsonschema.dataset import DEFAULT_SYSTEM_PROMPT, load_json_extraction
 from grpo_reward_jsonschema.extract import MODES
+from grpo_reward_jsonschema.properties import CHECKS
 from grpo_reward_jsonschema.reward import (SchemaFile, json_schema_reward, optional_columns, schema_columns,
                                            validate_params)
 
@@ -34,35 +35,21 @@ SPEC = RewardSpec(
         Param("formats", False, bool, "also enforce 'format' keywords (date, email, ...)"),
         Param("max_chars", 100_000, int, "longest JSON text parsed, in characters; longer counts as unparseable"),
         Param("max_depth", 64, int, "deepest nesting parsed; deeper counts as unparseable"),
-        Param("timeout", 5.0, float, "hard limit in seconds for scoring one completion (schema patterns and "
-              "uniqueItems run on model text); a completion over it scores None and counts as a timeout"),
     ),
-    timeout=5.0,  # the default per-item limit; the `timeout` parameter sets it
-    checks=RewardChecks(
-        directions=(
-            Direction("JSON valid for the schema scores above JSON that breaks it", properties.valid_over_invalid,
-                      strict=True),
-            Direction("fewer schema violations score at least as high as more", properties.fewer_over_more),
-            Direction("parseable JSON scores at least as high as text with no parseable JSON",
-                      properties.parseable_over_unparseable),
-        ),
-        column_strategy=properties.rows,
-        gold_example=properties.gold,
-        degenerate=audit.degenerate_completions,
-        row_problems=audit.row_problems,
-    ),
+    timeout=5.0,  # schema patterns and uniqueItems run on model text
+    checks=CHECKS,
     validate=validate_params,
 )
 
 DATASET = DatasetSpec(
     name="json-extraction",
     description="Records described in prose, to answer as JSON following the given schema (procedural, offline)",
-    load=load_json_extraction,
+    load="grpo_reward_jsonschema.dataset:load_json_extraction",
     columns=("schema", "expected"),
     params=(
-        Param("size", 1000, int, "number of rows"),
-        Param("seed", 0, int, "random seed: the same seed gives the same rows"),
-        Param("system_prompt", DEFAULT_SYSTEM_PROMPT, str, "system message before each prompt (empty: none)"),
+        dataset_param("size", 1000),
+        dataset_param("seed"),
+        dataset_param("system_prompt", DEFAULT_SYSTEM_PROMPT),
     ),
 )
 

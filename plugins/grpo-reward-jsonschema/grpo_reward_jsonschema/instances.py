@@ -1,5 +1,5 @@
 """Building instances of a schema: a valid one from its keywords, and an informative record that filler
-cannot match by chance. Used by the property checks and the exploit audit; no heavy imports at module level."""
+cannot match by chance. Used by the property checks and the degenerate completions; no heavy imports at module level."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What the property checks draw for ``json-schema``: rows, gold answers and direction pairs.
+"""What the property checks read for ``json-schema``: rows, gold answers and direction pairs (``CHECKS``).
 
 Schemas come from the ``json-extraction`` generator and from a hypothesis strategy of small
 object schemas with typed properties. A gold answer is built from the schema and confirmed
@@ -10,6 +10,9 @@ from __future__ import annotations
 import json
 import random
 
+from grpo_core import Direction, RewardChecks
+
+from grpo_reward_jsonschema.degenerate import degenerate_completions, row_problems
 from grpo_reward_jsonschema.instances import _FAIL, _offline_validator, example_instance, informative, valid_example
 from grpo_reward_jsonschema.reward import _read_schema_file
 
@@ -280,3 +283,16 @@ def parseable_over_unparseable(params):
         return _shown(draw, better, params), draw(st.one_of(unparseable)), columns
 
     return pair().filter(_presentable)
+
+
+CHECKS = RewardChecks(
+    directions=(
+        Direction("JSON valid for the schema scores above JSON that breaks it", valid_over_invalid, strict=True),
+        Direction("fewer schema violations score at least as high as more", fewer_over_more),
+        Direction("parseable JSON scores at least as high as text with no parseable JSON", parseable_over_unparseable),
+    ),
+    column_strategy=rows,
+    gold_example=gold,
+    degenerate=degenerate_completions,
+    row_problems=row_problems,
+)

@@ -9,7 +9,7 @@ from hypothesis import seed as hypothesis_seed
 
 from grpo_core.testing import check_reward
 from grpo_reward_jsonschema import SPEC
-from grpo_reward_jsonschema.audit import agreement, blank_instance, degenerate_completions
+from grpo_reward_jsonschema.degenerate import agreement, blank_instance, degenerate_completions
 from grpo_reward_jsonschema.dataset import generate_rows
 from grpo_reward_jsonschema.instances import example_instance, informative, valid_example
 

@@ -40,3 +40,8 @@ def degenerate_completions(prompt: str, params: dict) -> list[tuple[str, str]]:
     if prompt.strip() and copies >= 2:
         found.append(("the prompt repeated", (prompt + "\n") * copies))
     return found
+
+
+def degenerate(prompt, columns: dict, params: dict) -> list[tuple[str, str]]:
+    """The checks' entry point: the completions above for the row's prompt (the columns do not matter)."""
+    return degenerate_completions(prompt, params)

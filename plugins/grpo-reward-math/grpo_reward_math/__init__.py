@@ -9,18 +9,16 @@ from __future__ import annotations
 import math
 import re
 
-from grpo_core import DatasetSpec, Direction, Param, RewardChecks, RewardSpec, hookimpl
+from grpo_core import DatasetSpec, Param, RewardSpec, dataset_param, hookimpl
 
-from grpo_reward_math import checks
-from grpo_reward_math.problems import ARITHMETIC_SYSTEM_PROMPT, DIFFICULTIES, GSM8K_SYSTEM_PROMPT, SPLITS
+from grpo_reward_math.dataset import ARITHMETIC_SYSTEM_PROMPT, DIFFICULTIES, GSM8K_SYSTEM_PROMPT, SPLITS
+from grpo_reward_math.properties import CHECKS
 from grpo_reward_math.reward import EXTRACT_MODES, math_reward
 
 __all__ = ["SPEC", "math_reward", "register_datasets", "register_rewards"]
 
 
 def _validate(params: dict) -> None:
-    if not params["timeout"] or params["timeout"] <= 0:
-        raise ValueError(f"timeout must be a number of seconds greater than 0, got {params['timeout']!r}")
     if not re.fullmatch(r"[A-Za-z][\w.-]*", params["tag"] or ""):
         raise ValueError(f"tag must be an XML tag name such as 'answer', got {params['tag']!r}")
     rel_tol = params["rel_tol"]
@@ -34,11 +32,11 @@ SPEC = RewardSpec(
     name="math",
     description="1 if the final answer equals the gold answer (exact numbers, or math-verify for LaTeX), else 0; "
     "None if the gold answer cannot be read",
-    func=math_reward,
+    func="grpo_reward_math.reward:math_reward",
     bounds=(0.0, 1.0),
     columns=("answer",),
     batched=True,
-    timeout=5.0,  # the default per-item limit, so the checks allow for it; the `timeout` parameter sets it
+    timeout=5.0,  # the per-item limit for judging symbolically, and the default of the `timeout` parameter
     params=(
         Param("answer_column", "answer", str, "the dataset column holding the gold answer"),
         Param(
@@ -51,7 +49,6 @@ SPEC = RewardSpec(
             EXTRACT_MODES,
         ),
         Param("tag", "answer", str, "the tag holding the answer, as in <answer>42</answer>"),
-        Param("timeout", 5.0, float, "hard limit in seconds for judging one item symbolically"),
         Param(
             "rel_tol",
             0.0,
@@ -66,44 +63,23 @@ SPEC = RewardSpec(
             "off: only a number written as a number, for datasets that teach evaluation",
         ),
     ),
-    checks=RewardChecks(
-        directions=(
-            Direction("the right answer scores higher than a wrong one", checks.right_beats_wrong, strict=True),
-            Direction("the right answer scores higher than no answer", checks.right_beats_absent, strict=True),
-        ),
-        column_strategy=checks.rows,
-        gold_example=checks.gold,
-        degenerate=checks.degenerate,
-        row_problems=checks.row_problems,
-    ),
+    checks=CHECKS,
     validate=_validate,
 )
-
-
-def _load_gsm8k(**params):
-    from grpo_reward_math.problems import load_gsm8k
-
-    return load_gsm8k(**params)
-
-
-def _load_arithmetic(**params):
-    from grpo_reward_math.problems import load_arithmetic
-
-    return load_arithmetic(**params)
 
 
 GSM8K = DatasetSpec(
     "gsm8k",
     "Grade-school math word problems (openai/gsm8k, or a local file in its format); gold = the #### line",
-    load=_load_gsm8k,
+    load="grpo_reward_math.dataset:load_gsm8k",
     columns=("prompt", "answer"),
     params=(
-        Param("split", "train", str, "which split to load", ("train", "test")),
+        dataset_param("split", choices=("train", "test")),
         Param("config", "main", str, "gsm8k configuration", ("main", "socratic")),
-        Param("size", None, int, "keep only the first N rows (after shuffling)"),
-        Param("seed", 0, int, "shuffle seed"),
-        Param("shuffle", False, bool, "shuffle the rows"),
-        Param("system_prompt", GSM8K_SYSTEM_PROMPT, str, "system message put before each question"),
+        dataset_param("size"),
+        dataset_param("seed"),
+        dataset_param("shuffle"),
+        dataset_param("system_prompt", GSM8K_SYSTEM_PROMPT),
         Param("path", None, str, "a local parquet/jsonl/csv file with question and answer columns instead of the hub"),
     ),
 )
@@ -111,14 +87,14 @@ GSM8K = DatasetSpec(
 ARITHMETIC = DatasetSpec(
     "arithmetic",
     "Generated arithmetic questions and word problems with exact integer answers (offline, seeded)",
-    load=_load_arithmetic,
+    load="grpo_reward_math.dataset:load_arithmetic",
     columns=("prompt", "answer"),
     params=(
-        Param("split", "train", str, "train or test (different questions for the same seed)", SPLITS),
-        Param("size", 1000, int, "number of questions", minimum=1, maximum=100_000),
-        Param("seed", 0, int, "generator seed: the same seed gives the same questions"),
+        dataset_param("split", choices=SPLITS),
+        dataset_param("size", 1000, minimum=1, maximum=100_000),
+        dataset_param("seed"),
         Param("difficulty", "easy", str, "easy: one + or - up to 20; medium: + - x / up to 100; hard: multi-step", DIFFICULTIES),
-        Param("system_prompt", ARITHMETIC_SYSTEM_PROMPT, str, "system message put before each question"),
+        dataset_param("system_prompt", ARITHMETIC_SYSTEM_PROMPT),
         Param("few_shot", 2, int, "solved examples put before each question as earlier chat turns", minimum=0, maximum=32),
         Param("worked", False, bool, "the examples write the calculation (15 + 4 = 19) on a line before the tagged answer"),
     ),

@@ -5,7 +5,7 @@ Used by the checks (``RewardSpec.degenerate``) and the plugin's tests; no heavy 
 
 from __future__ import annotations
 
-from grpo_reward_xml import minimums, parse_tags
+from grpo_reward_xml.reward import minimums, parse_tags
 
 # Hangul fillers: letters to Python's \w, blank on screen.
 HANGUL_FILLERS = "\u3164\u115f\u1160\uffa0"

@@ -13,7 +13,7 @@ from __future__ import annotations
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from grpo_reward_xml import DEFAULT_MIN_ANSWER_CHARS, DEFAULT_MIN_CHARS, Layout, content_chars, minimums, parse_tags
+from grpo_reward_xml.reward import DEFAULT_MIN_ANSWER_CHARS, DEFAULT_MIN_CHARS, Layout, content_chars, minimums, parse_tags
 
 WHITESPACE = st.text(alphabet=" \n\t\r", max_size=3)
 

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from grpo_core import Direction, RewardChecks
+
+from grpo_reasoning_gym.degenerate import degenerate, format_answer
 from grpo_reasoning_gym.entries import load_entry
 from grpo_reasoning_gym.reward import NUMBER_TASKS, uses_numbers
 
@@ -33,13 +36,6 @@ def generated_rows(tasks: tuple[str, ...] = CHECK_TASKS, per_task: int = ROWS_PE
     finally:
         random.setstate(state)
     return tuple(rows)
-
-
-def format_answer(answer: str, params: dict) -> str:
-    if params.get("extract") == "whole":
-        return answer
-    tag = params.get("tag") or "answer"
-    return f"<{tag}>{answer}</{tag}>"
 
 
 def rows(params: dict):
@@ -71,30 +67,6 @@ def corruptions(row: dict) -> list[str]:
 
 
 # Answers that do not do the task: constants, and the gold answer with text after it.
-ATTACKS = (("empty", ""), ("x", "x"), ("0", "0"), ("1", "1"), ("True", "True"), ("False", "False"), ("yes", "yes"),
-           ("no", "no"))
-PADDING = (" zzz", " and more words", "\nzzz 1")
-
-
-def attack_answers(row: dict) -> list[tuple[str, str]]:
-    """(label, answer) for each constant, the copied question and the padded gold that differ from the row's gold.
-
-    A constant equal to the gold up to case, or the same number (``0`` for ``0.0``), is a right answer, not an attack.
-    """
-    from grpo_core import parse_number, same_number
-
-    gold = str(row["answer"]).strip()
-    gold_value = parse_number(gold)
-
-    def differs(answer: str) -> bool:
-        value = parse_number(answer) if gold_value is not None else None
-        return answer.lower() != gold.lower() and (value is None or not same_number(gold_value, value))
-
-    question = row.get("question") or str(load_entry(row["entry"]).get("question", ""))
-    padded = [(f"gold+{pad!r}", gold + pad) for pad in PADDING]  # parse_number reads "1/2 zzz" as 1/2: not asked
-    return [(label, answer) for label, answer in [*ATTACKS, ("copied question", question)] if differs(answer)] + padded
-
-
 def _pairs(params: dict, absent: bool):
     from hypothesis import strategies as st
 
@@ -128,21 +100,6 @@ def right_beats_absent(params: dict):
     return _pairs(params, absent=True)
 
 
-def degenerate(prompt: str, columns: dict, params: dict) -> list[tuple[str, str]]:
-    """Completions that do not do the task: an empty answer, the question copied, a placeholder."""
-    try:
-        question = str(load_entry(columns["entry"]).get("question", "")) if columns.get("entry") else ""
-    except (ValueError, TypeError):
-        question = ""
-    question = question or prompt or ""
-    return [
-        ("empty answer", format_answer("", params)),
-        ("copied question", format_answer(question, params)),
-        ("placeholder", format_answer("your answer here", params)),
-        ("ellipsis", format_answer("...", params)),
-    ]
-
-
 def row_problems(columns: dict, params: dict) -> list[tuple[str, str]]:
     """What makes a row unfit: an unknown task, an unreadable entry, no gold answer to train towards."""
     from grpo_reasoning_gym.tasks import task_names
@@ -159,3 +116,15 @@ def row_problems(columns: dict, params: dict) -> list[tuple[str, str]]:
     if task in NUMBER_TASKS and answer and not uses_numbers(task, answer):
         return [("the gold answer of a number task is not a number, so the task's checker judges it", repr(answer))]
     return []
+
+
+CHECKS = RewardChecks(
+    directions=(
+        Direction("the right answer scores higher than a corrupted one", right_beats_wrong, strict=True),
+        Direction("the right answer scores higher than no answer", right_beats_absent, strict=True),
+    ),
+    column_strategy=rows,
+    gold_example=gold,
+    degenerate=degenerate,
+    row_problems=row_problems,
+)

@@ -1,5 +1,5 @@
-"""What makes a row unfit for ``json-schema`` (loose schemas, unreadable expected values), and the
-completions it must not pay for. No heavy imports at module level."""
+"""The completions ``json-schema`` must not pay for, and what makes a row unfit for it (loose schemas, unreadable
+expected values). No heavy imports at module level."""
 
 from __future__ import annotations
 

@@ -1,13 +1,13 @@
-"""What the property checks draw for ``math``: gold answers, right-versus-wrong pairs, gold completions.
+"""What the property checks read for ``math``: gold answers, right-versus-wrong pairs, gold completions (``CHECKS``).
 
 Only called by the checks, so hypothesis is imported inside each function.
 """
 
 from __future__ import annotations
 
-import re
+from grpo_core import Direction, RewardChecks
 
-from grpo_reward_math.forms import question_text
+from grpo_reward_math.degenerate import degenerate, format_answer
 
 # (gold, an equivalent way to write it, a different value) for answers only math-verify can judge.
 SYMBOLIC_CASES = (
@@ -23,17 +23,6 @@ SYMBOLIC_CASES = (
 
 # Reasoning text around an answer: letters and punctuation only, so it holds no number, tag or LaTeX.
 _FILLER_ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ ,.!?'\n"
-
-
-def format_answer(answer: str, params: dict) -> str:
-    """``answer`` written where the reward reads it under ``params`` (tag, box or final number)."""
-    extract = params.get("extract", "auto")
-    if extract == "boxed":
-        return f"The final answer is $\\boxed{{{answer}}}$."
-    if extract == "last-number":
-        return f"The answer is {answer}"
-    tag = params.get("tag") or "answer"
-    return f"<{tag}>{answer}</{tag}>"
 
 
 def _plain_answers():
@@ -136,44 +125,6 @@ def right_beats_absent(params: dict):
     return st.tuples(_cases(params), filler).map(pair)
 
 
-_WHAT_IS = re.compile(r"What is (.+?)\?")
-_PROMPT_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?")
-_EXPRESSION = re.compile(r"\d[\d\s.]*(?:[-+*/×÷x^]\s*\(?\s*\d[\d\s.]*\)?\s*)+")
-
-
-def degenerate(prompt, columns: dict, params: dict) -> list[tuple[str, str]]:
-    """Completions that do not answer the row: the question or its expressions copied, its numbers, placeholders."""
-    from grpo_core import parse_number, same_number
-
-    from grpo_reward_math.reward import read_gold
-
-    question = question_text(prompt)
-    gold = read_gold(columns.get("answer"))
-
-    def not_the_answer(text: str) -> bool:
-        number = parse_number(text)
-        return not (number is not None and hasattr(gold, "key") and same_number(gold, number))
-
-    found: list[tuple[str, str]] = []
-    copied = _WHAT_IS.search(question)
-    if copied and not_the_answer(copied.group(1)):
-        found.append(("the question copied as the answer", format_answer(copied.group(1).strip(), params)))
-    for expression in dict.fromkeys(m.group(0).strip() for m in _EXPRESSION.finditer(question)):
-        if not_the_answer(expression):
-            found.append((f"the prompt's expression {expression!r}", format_answer(expression, params)))
-    numbers = [n for n in dict.fromkeys(_PROMPT_NUMBER.findall(question)) if not_the_answer(n)][:6]
-    for number in numbers:
-        found.append((f"the prompt's number {number}", format_answer(number, params)))
-    if len(numbers) > 1 and not_the_answer(" ".join(numbers)):
-        found.append(("the prompt's numbers sprayed", format_answer(" ".join(numbers), params)))
-    tag = params.get("tag") or "answer"
-    for label, content in (("an empty answer", ""), ("a placeholder answer", "..."), ("a placeholder answer", "N"),
-                           ("a placeholder answer", "?"), ("a placeholder answer", "answer")):
-        found.append((label, f"<reasoning>.</reasoning>\n<{tag}>{content}</{tag}>"))
-    found.append(("the whole question copied", question[:2000]))
-    return found
-
-
 def row_problems(columns: dict, params: dict) -> list[tuple[str, str]]:
     """A gold answer that cannot be read (empty, or words such as 'forty two') makes a row unfit."""
     from grpo_reward_math.reward import gold_problem
@@ -182,3 +133,15 @@ def row_problems(columns: dict, params: dict) -> list[tuple[str, str]]:
     if gold_problem(raw) is None:
         return []
     return [("gold answer cannot be read", "" if raw is None else str(raw)[:80])]
+
+
+CHECKS = RewardChecks(
+    directions=(
+        Direction("the right answer scores higher than a wrong one", right_beats_wrong, strict=True),
+        Direction("the right answer scores higher than no answer", right_beats_absent, strict=True),
+    ),
+    column_strategy=rows,
+    gold_example=gold,
+    degenerate=degenerate,
+    row_problems=row_problems,
+)
