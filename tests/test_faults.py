@@ -13,7 +13,9 @@ import yaml
 from click.testing import CliRunner
 
 from grpo_core.rundir import record
-from grpo_core import RewardSpec, hookimpl, rundir, training
+from grpo_core import RewardSpec, hookimpl
+from grpo_core.rundir import folder as rundir
+from grpo_core.training import trainer as training
 from grpo_core.cli import cli
 from grpo_core.plugins import registered
 
