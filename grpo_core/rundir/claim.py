@@ -41,12 +41,12 @@ def check_outputs(run) -> Claim:
     """The output folder of ``run`` (a ``trainer.ResolvedRun``) is free for it, or (--resume) holds this same run
     whole; the claim, with the checkpoint to resume from, not yet locked."""
     folder = Path(run.grpo["output_dir"])
-    check_output_dir(folder, run.settings.resume, run.settings.overwrite)
-    if not run.settings.resume:
+    checkpoint = check_output_dir(folder, run.settings.resume, run.settings.overwrite)
+    if checkpoint is None:
         return Claim(folder)
     fields = grpo_defaults()
     defaults = {name: fields[name] for name in MEANING_FIELDS if name in fields}
-    return Claim(folder, check_resumable(folder, run_config(run), run.grpo.get("max_steps"), defaults))
+    return Claim(folder, check_resumable(checkpoint, run_config(run), run.grpo.get("max_steps"), defaults))
 
 
 def claim_outputs(run, log=print) -> Claim:

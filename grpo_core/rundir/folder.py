@@ -75,25 +75,28 @@ def check_flags(resume: bool, overwrite: bool) -> None:
                          "or start over with --overwrite")
 
 
-def check_output_dir(folder: str | Path, resume: bool, overwrite: bool) -> None:
-    """Refuse an output folder that holds another run's outputs unless --resume or --overwrite says what to do."""
+def check_output_dir(folder: str | Path, resume: bool, overwrite: bool) -> Path | None:
+    """Refuse an output folder that holds another run's outputs unless --resume or --overwrite says what to do;
+    with --resume, the last checkpoint (not yet checked to be whole: see :func:`check_resumable`)."""
     folder = Path(folder)
     check_is_folder(folder)
     check_flags(resume, overwrite)
     found = owned_outputs(folder)
     if resume:
-        if not checkpoints(folder) and (folder / FINAL_DIR).is_dir():
+        last = checkpoints(folder)[-1:]
+        if not last and (folder / FINAL_DIR).is_dir():
             raise UsageError(f"--resume: the run in '{folder}' finished and its checkpoints were removed "
                              "(keep_checkpoints: false); start a new run with --overwrite or another --output-dir")
-        if not checkpoints(folder):
+        if not last:
             raise UsageError(f"--resume: no checkpoint in '{folder}'; start without --resume")
-        return
+        return last[0]
     if found and not overwrite:
         shown = ", ".join(found[:4]) + (f" and {len(found) - 4} more" if len(found) > 4 else "")
         raise UsageError(
             f"output folder '{folder}' holds another run's outputs ({shown}); continue that run with --resume, "
             "replace its outputs with --overwrite, or pick another --output-dir"
         )
+    return None
 
 
 def remove_owned(folder: Path) -> list[str]:
@@ -203,15 +206,15 @@ def write_atomic(path: Path, text: str) -> None:
 # --- what --resume may continue ---------------------------------------------------------------
 
 
-def check_resumable(folder: Path, asked: dict, max_steps: int | None, defaults: dict | None = None) -> Path:
-    """The last checkpoint of ``folder`` after checking it is whole and from the run ``asked`` for.
+def check_resumable(checkpoint: Path, asked: dict, max_steps: int | None, defaults: dict | None = None) -> Path:
+    """``checkpoint`` (the last of its folder) after checking it is whole and from the run ``asked`` for.
 
     ``asked`` is the run config the command line resolves to (as ``run_config.yaml`` stores it);
     ``defaults`` holds the GRPOConfig defaults a side that leaves a field out gets.
     """
     import yaml
 
-    folder = Path(folder)
+    folder = Path(checkpoint).parent
     saved_path = folder / RUN_CONFIG
     if not saved_path.is_file():
         raise UsageError(f"--resume: '{folder}' has checkpoints but no {RUN_CONFIG}, so it cannot be checked to be "
@@ -230,7 +233,6 @@ def check_resumable(folder: Path, asked: dict, max_steps: int | None, defaults: 
             f"settings (grpo-run --config {saved_path} --resume), or start a new run with --overwrite or another "
             "--output-dir"
         )
-    checkpoint = checkpoints(folder)[-1]
     step = check_checkpoint(checkpoint)
     if max_steps is not None and max_steps > 0 and step >= max_steps:
         raise UsageError(f"--resume: {checkpoint.name} is already at step {step} of max_steps={max_steps}; "
