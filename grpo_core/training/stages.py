@@ -18,7 +18,6 @@ import click
 
 from grpo_core.errors import UsageError
 from grpo_core.rundir.claim import Claim, check_outputs, check_staged, replace_staged
-from grpo_core.rundir.folder import RunLock
 from grpo_core.rundir.names import FINAL_DIR, MERGED_DIR, METRICS_FILE, PLOT_FILE
 from grpo_core.rundir.record import describe
 from grpo_core.rundir.stage_outputs import merge_stage_metrics, read_state, write_state
@@ -174,14 +173,14 @@ def run_stages(staged: Staged, options: dict, settings_from_options, preflight, 
         log(training_profile_line(staged))
         click.echo(describe_stages(staged, root))
         return
-    lock = RunLock(root).acquire()
+    held = Claim(root).hold()  # the whole staged run's folder; each stage holds its own folder while it trains
     try:
         todo = _claim_outputs(staged, root, options)
         _prepare(staged, todo, root, options, preflight, log)
         for stage in todo:
             _train_stage(staged, stage, root, log, argv)
     finally:
-        lock.release()
+        held.release()
     log(f"stages done: {', '.join(s.name for s in todo) or 'none left to train'}; metrics in "
         f"{root / METRICS_FILE}, reward curve in {root / PLOT_FILE}")
 
