@@ -32,9 +32,9 @@ def _train(tmp_path, rewards, answers, reward_args=None):
               "output_dir": str(tmp_path / "out"), "save_strategy": "no", "logging_steps": 1},
     )
     run = trainer.resolve(settings, log=lambda message: None)
-    trainer = trainer.train(run, log=lambda message: None, progress=False)
+    trained = trainer.train(run, log=lambda message: None, progress=False)
     records = [json.loads(line) for line in (tmp_path / "out" / "metrics.jsonl").read_text().splitlines()]
-    return trainer, [r for r in records if "reward" in r]
+    return trained, [r for r in records if "reward" in r]
 
 
 def test_a_per_item_reward_s_errors_timeouts_and_unscorable_are_counted_per_step(tmp_path, cache_dir):

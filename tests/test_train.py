@@ -35,14 +35,14 @@ def test_two_steps_with_two_weighted_rewards(data_file, tmp_path, cache_dir):
     with registered(Plugin()):
         run = trainer.resolve(settings, log=lambda message: None)
         assert run.grpo["reward_weights"] == [0.5, 2.0]
-        trainer = trainer.train(run, log=lambda message: None)
-    history = [entry for entry in trainer.state.log_history if "rewards/length/mean" in entry]
+        trained = trainer.train(run, log=lambda message: None)
+    history = [entry for entry in trained.state.log_history if "rewards/length/mean" in entry]
     assert len(history) == 2
     for entry in history:
         assert 0.0 <= entry["rewards/length/mean"] <= 1.0
         assert "rewards/count-a/mean" in entry
         assert entry["rewards/count-a/errors"] == 0.0
-    assert trainer.args.reward_weights == [0.5, 2.0]
+    assert trained.args.reward_weights == [0.5, 2.0]
     records = [json.loads(line) for line in (tmp_path / "out" / "metrics.jsonl").read_text().splitlines()]
     assert [r["step"] for r in records if "rewards/length/mean" in r] == [1, 2]
     assert (tmp_path / "out" / "final" / "config.json").exists()
