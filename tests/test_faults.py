@@ -14,6 +14,7 @@ from click.testing import CliRunner
 
 from grpo_core.rundir import record
 from grpo_core import RewardSpec, hookimpl
+from grpo_core.rundir import claim
 from grpo_core.rundir import folder as rundir
 from grpo_core.training import trainer as training
 from grpo_core.cli import cli
@@ -92,7 +93,7 @@ def test_overwrite_removes_only_what_a_run_wrote_and_says_so(earlier):
     messages = []
     run = type("Run", (), {"settings": type("S", (), {"overwrite": True, "resume": False}),
                            "grpo": {"output_dir": str(earlier)}})
-    training.replace_outputs(run, log=messages.append)
+    claim.replace_outputs(run, log=messages.append)
     assert sorted(p.name for p in earlier.iterdir()) == ["notes.txt"]
     replaced = "checkpoint-2, run_config.yaml, metrics.jsonl, completions.jsonl"
     assert messages == [f"--overwrite: replaced the earlier run's {replaced} in {earlier}"]

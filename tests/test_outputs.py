@@ -7,6 +7,7 @@ import numpy
 import pytest
 
 from grpo_core.rundir import record
+from grpo_core.rundir import callbacks
 from grpo_core.rundir import outputs
 
 
@@ -71,7 +72,7 @@ def test_smooth_averages_neighbours_and_skips_missing_values():
 
 def monitor_run(logs_per_step, **limits):
     warnings = []
-    monitor = outputs.MonitorCallback(warn=warnings.append, **limits)
+    monitor = callbacks.MonitorCallback(warn=warnings.append, **limits)
     args = SimpleNamespace(learning_rate=1e-5, max_completion_length=48)
     for step, logs in enumerate(logs_per_step, start=1):
         monitor.on_log(args, SimpleNamespace(is_world_process_zero=True, global_step=step), None, logs=logs)
@@ -110,7 +111,7 @@ def test_truncate_metrics_keeps_steps_up_to_the_checkpoint(tmp_path):
 def _log_session(path, steps, summary):
     """What a session's trainer hands MetricsCallback.on_log: one log per step, then its end-of-training summary
     (the keys transformers' Trainer logs there), at the step it stopped."""
-    callback = outputs.MetricsCallback(path)
+    callback = callbacks.MetricsCallback(path)
     for step in steps:
         state = SimpleNamespace(is_world_process_zero=True, global_step=step)
         callback.on_log(None, state, None, logs={"loss": 0.0, "reward": 0.5, "epoch": step / 8})

@@ -7,7 +7,7 @@ import pytest
 from grpo_core import Param, RewardSpec, hookimpl
 from grpo_core.settings.declared import RunSettings
 from grpo_core.plugins import registered
-from grpo_core.training import trainer as training
+from grpo_core.training import trainer
 
 import reward_fixtures as fx
 
@@ -33,16 +33,16 @@ def test_two_steps_with_two_weighted_rewards(data_file, tmp_path, cache_dir):
               "max_completion_length": 8, "output_dir": str(tmp_path / "out"), "save_steps": 2},
     )
     with registered(Plugin()):
-        run = training.resolve(settings, log=lambda message: None)
+        run = trainer.resolve(settings, log=lambda message: None)
         assert run.grpo["reward_weights"] == [0.5, 2.0]
-        trainer = training.train(run, log=lambda message: None)
-    history = [entry for entry in trainer.state.log_history if "rewards/length/mean" in entry]
+        trained = trainer.train(run, log=lambda message: None)
+    history = [entry for entry in trained.state.log_history if "rewards/length/mean" in entry]
     assert len(history) == 2
     for entry in history:
         assert 0.0 <= entry["rewards/length/mean"] <= 1.0
         assert "rewards/count-a/mean" in entry
         assert entry["rewards/count-a/errors"] == 0.0
-    assert trainer.args.reward_weights == [0.5, 2.0]
+    assert trained.args.reward_weights == [0.5, 2.0]
     records = [json.loads(line) for line in (tmp_path / "out" / "metrics.jsonl").read_text().splitlines()]
     assert [r["step"] for r in records if "rewards/length/mean" in r] == [1, 2]
     assert (tmp_path / "out" / "final" / "config.json").exists()
@@ -52,9 +52,9 @@ def test_two_steps_with_two_weighted_rewards(data_file, tmp_path, cache_dir):
 class LoraProfile:
     @hookimpl
     def register_profiles(self, register):
-        from grpo_core import ProfileSpec
+        from grpo_core import HardwareProfile
 
-        register(ProfileSpec(
+        register(HardwareProfile(
             "cpu-lora", "CPU with LoRA adapters",
             grpo_config={"use_cpu": True, "bf16": False, "gradient_checkpointing": False, "report_to": "none"},
             lora={"r": 4, "lora_alpha": 8, "target_modules": ["q_proj", "v_proj"], "task_type": "CAUSAL_LM"},
@@ -71,9 +71,9 @@ def test_merge_lora_writes_a_plain_model(data_file, tmp_path, cache_dir):
               "output_dir": str(tmp_path / "out")},
     )
     with registered(LoraProfile()):
-        run = training.resolve(settings, log=lambda message: None)
+        run = trainer.resolve(settings, log=lambda message: None)
         messages = []
-        training.train(run, log=messages.append, progress=False)
+        trainer.train(run, log=messages.append, progress=False)
     assert any("merged model saved to" in m for m in messages)
     assert (tmp_path / "out" / "final" / "adapter_config.json").exists()  # final/ holds the adapters
     merged = AutoModelForCausalLM.from_pretrained(tmp_path / "out" / "merged")

@@ -12,12 +12,9 @@ from pathlib import Path
 from typing import Self
 
 from grpo_core.errors import UsageError
+from grpo_core.rundir.names import (CHECKPOINT_PREFIX, FINAL_DIR, LOCK_FILE, METRICS_FILE, MODEL_CARD,
+                                    MODEL_CARD_MARKER, OWNED_FILES, OWNED_FOLDERS, RUN_CONFIG, TRAINER_STATE)
 
-LOCK_FILE = ".grpo-run.lock"
-RUN_CONFIG = "run_config.yaml"
-# What a run writes into its output folder (and so what --overwrite may remove); nothing else is touched.
-OWNED_FILES = (RUN_CONFIG, "metrics.jsonl", "completions.jsonl", "reward_curve.png")
-OWNED_FOLDERS = ("final", "merged")
 # GRPOConfig fields that change what a run learns; a resumed run must keep them.
 MEANING_FIELDS = (
     "learning_rate", "beta", "num_generations", "per_device_train_batch_size", "gradient_accumulation_steps",
@@ -34,8 +31,8 @@ def owned_outputs(folder: Path) -> list[str]:
         return []
     names = [p.name for p in checkpoints(folder)]
     names += [name for name in OWNED_FILES if (folder / name).is_file()]
-    if _is_model_card(folder / "README.md"):
-        names.append("README.md")
+    if _is_model_card(folder / MODEL_CARD):
+        names.append(MODEL_CARD)
     names += [name for name in OWNED_FOLDERS if (folder / name).is_dir()]
     return names
 
@@ -43,15 +40,22 @@ def owned_outputs(folder: Path) -> list[str]:
 def _is_model_card(path: Path) -> bool:
     """The model card TRL writes into the output folder (a README.md of the user's own is not the run's)."""
     try:
-        return path.is_file() and "generated_from_trainer" in path.read_text(errors="replace")[:2000]
+        return path.is_file() and MODEL_CARD_MARKER in path.read_text(errors="replace")[:2000]
     except OSError:
         return False
 
 
 def checkpoints(folder: Path) -> list[Path]:
     """``checkpoint-N`` folders in ``folder``, by step."""
-    found = [p for p in Path(folder).glob("checkpoint-*") if p.is_dir() and p.name.split("-", 1)[1].isdigit()]
-    return sorted(found, key=lambda p: int(p.name.split("-", 1)[1]))
+    found = [p for p in Path(folder).glob(f"{CHECKPOINT_PREFIX}*") if p.is_dir() and checkpoint_step(p) is not None]
+    return sorted(found, key=checkpoint_step)
+
+
+def checkpoint_step(checkpoint: Path) -> int | None:
+    """The step N of a ``checkpoint-N`` folder, by its name (None for another name)."""
+    name = Path(checkpoint).name
+    step = name[len(CHECKPOINT_PREFIX):]
+    return int(step) if name.startswith(CHECKPOINT_PREFIX) and step.isdigit() else None
 
 
 def check_is_folder(folder: str | Path) -> None:
@@ -64,27 +68,35 @@ def check_is_folder(folder: str | Path) -> None:
         raise UsageError(f"output folder '{folder}' is inside '{parent}', which is a file; pass another --output-dir")
 
 
-def check_output_dir(folder: str | Path, resume: bool, overwrite: bool) -> None:
-    """Refuse an output folder that holds another run's outputs unless --resume or --overwrite says what to do."""
-    folder = Path(folder)
-    check_is_folder(folder)
+def check_flags(resume: bool, overwrite: bool) -> None:
+    """--resume and --overwrite together say two things; a run (or a staged run) takes one."""
     if resume and overwrite:
         raise UsageError("--resume and --overwrite contradict each other; continue the run with --resume, "
                          "or start over with --overwrite")
+
+
+def check_output_dir(folder: str | Path, resume: bool, overwrite: bool) -> Path | None:
+    """Refuse an output folder that holds another run's outputs unless --resume or --overwrite says what to do;
+    with --resume, the last checkpoint (not yet checked to be whole: see :func:`check_resumable`)."""
+    folder = Path(folder)
+    check_is_folder(folder)
+    check_flags(resume, overwrite)
     found = owned_outputs(folder)
     if resume:
-        if not checkpoints(folder) and (folder / "final").is_dir():
+        last = checkpoints(folder)[-1:]
+        if not last and (folder / FINAL_DIR).is_dir():
             raise UsageError(f"--resume: the run in '{folder}' finished and its checkpoints were removed "
                              "(keep_checkpoints: false); start a new run with --overwrite or another --output-dir")
-        if not checkpoints(folder):
+        if not last:
             raise UsageError(f"--resume: no checkpoint in '{folder}'; start without --resume")
-        return
+        return last[0]
     if found and not overwrite:
         shown = ", ".join(found[:4]) + (f" and {len(found) - 4} more" if len(found) > 4 else "")
         raise UsageError(
             f"output folder '{folder}' holds another run's outputs ({shown}); continue that run with --resume, "
             "replace its outputs with --overwrite, or pick another --output-dir"
         )
+    return None
 
 
 def remove_owned(folder: Path) -> list[str]:
@@ -194,15 +206,15 @@ def write_atomic(path: Path, text: str) -> None:
 # --- what --resume may continue ---------------------------------------------------------------
 
 
-def check_resumable(folder: Path, asked: dict, max_steps: int | None, defaults: dict | None = None) -> Path:
-    """The last checkpoint of ``folder`` after checking it is whole and from the run ``asked`` for.
+def check_resumable(checkpoint: Path, asked: dict, max_steps: int | None, defaults: dict | None = None) -> Path:
+    """``checkpoint`` (the last of its folder) after checking it is whole and from the run ``asked`` for.
 
     ``asked`` is the run config the command line resolves to (as ``run_config.yaml`` stores it);
     ``defaults`` holds the GRPOConfig defaults a side that leaves a field out gets.
     """
     import yaml
 
-    folder = Path(folder)
+    folder = Path(checkpoint).parent
     saved_path = folder / RUN_CONFIG
     if not saved_path.is_file():
         raise UsageError(f"--resume: '{folder}' has checkpoints but no {RUN_CONFIG}, so it cannot be checked to be "
@@ -221,12 +233,11 @@ def check_resumable(folder: Path, asked: dict, max_steps: int | None, defaults: 
             f"settings (grpo-run --config {saved_path} --resume), or start a new run with --overwrite or another "
             "--output-dir"
         )
-    checkpoint = checkpoints(folder)[-1]
     step = check_checkpoint(checkpoint)
     if max_steps is not None and max_steps > 0 and step >= max_steps:
         raise UsageError(f"--resume: {checkpoint.name} is already at step {step} of max_steps={max_steps}; "
                          "raise --max-steps to train further")
-    check_metrics(folder / "metrics.jsonl")
+    check_metrics(folder / METRICS_FILE)
     return checkpoint
 
 
@@ -269,14 +280,14 @@ def check_checkpoint(checkpoint: Path) -> int:
         fallback = f"delete that folder to resume from {earlier[-1]}" if earlier else "delete that folder"
         return UsageError(f"--resume: {checkpoint / name} is damaged ({why}); {fallback}, or start over with --overwrite")
 
-    state_path = checkpoint / "trainer_state.json"
+    state_path = checkpoint / TRAINER_STATE
     if not state_path.is_file():
-        raise damaged("trainer_state.json", "missing")
+        raise damaged(TRAINER_STATE, "missing")
     try:
         state = json.loads(state_path.read_text())
         step = int(state["global_step"])
     except (ValueError, KeyError, TypeError, UnicodeDecodeError):
-        raise damaged("trainer_state.json", "not a JSON trainer state") from None
+        raise damaged(TRAINER_STATE, "not a JSON trainer state") from None
     weights = [p for p in checkpoint.iterdir() if p.suffix in (".safetensors", ".bin")]
     if not weights:
         raise damaged("model.safetensors", "no model weights in the checkpoint")

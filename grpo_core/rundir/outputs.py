@@ -1,47 +1,15 @@
-"""What a run shows and writes besides checkpoints: progress, warnings, metrics, completions, plot, summary."""
+"""What a run's metrics say: metrics.jsonl read back (and cut at a checkpoint), the reward plot and the summary.
+
+The callbacks that write them during training are in :mod:`grpo_core.rundir.callbacks`."""
 
 from __future__ import annotations
 
 import json
 import math
-import signal
-import sys
 from pathlib import Path
 
-from transformers import TrainerCallback
-
-METRICS_FILE = "metrics.jsonl"
-COMPLETIONS_FILE = "completions.jsonl"
-PLOT_FILE = "reward_curve.png"
-
-
-def _json_safe(value):
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
-
-
-def is_session_summary(logs: dict) -> bool:
-    """True for the trainer's end-of-training log (train_runtime, train_loss, ...), which is no training step."""
-    return "train_loss" in logs and "total_flos" in logs  # a step logs "loss"; only the summary has these
-
-
-class MetricsCallback(TrainerCallback):
-    """Append every log (step, rewards, KL, error counts) to ``metrics.jsonl`` on the main process; the summary
-    logged as a session ends is marked ``"summary": true`` with ``after_step``, so a resumed run repeats no step."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = Path(path)
-
-    def on_log(self, args, state, control, logs=None, **kwargs):
-        if not state.is_world_process_zero or not logs:
-            return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        summary = is_session_summary(logs)
-        where = {"summary": True, "after_step": state.global_step} if summary else {"step": state.global_step}
-        record = {**where, **{k: _json_safe(v) for k, v in logs.items()}}
-        with self.path.open("a") as handle:
-            handle.write(json.dumps(record, default=float) + "\n")
+from grpo_core.rundir.folder import write_atomic
+from grpo_core.rundir.names import COMPLETIONS_FILE, METRICS_FILE, PLOT_FILE  # noqa: F401  (read from here too)
 
 
 def record_step(record: dict) -> int:
@@ -54,8 +22,6 @@ def truncate_metrics(path: Path, step: int) -> None:
     path = Path(path)
     if not path.exists():
         return
-    from grpo_core.rundir.folder import write_atomic
-
     kept = [line for line in path.read_text().splitlines() if line.strip() and record_step(json.loads(line)) <= step]
     write_atomic(path, "".join(line + "\n" for line in kept))
 
@@ -65,175 +31,6 @@ def read_metrics(path: Path) -> list[dict]:
     if not path.exists():
         return []
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
-class CompletionsCallback(TrainerCallback):
-    """Every ``every`` steps, append the last batch's prompts, completions and per-reward scores."""
-
-    def __init__(self, trainer, path: Path, every: int, limit: int = 8) -> None:
-        self.trainer = trainer
-        self.path = Path(path)
-        self.every = max(1, every)
-        self.limit = limit
-
-    def on_step_end(self, args, state, control, **kwargs):
-        if not state.is_world_process_zero:
-            return
-        if state.global_step % self.every and state.global_step != state.max_steps:
-            return
-        logs = getattr(self.trainer, "_logs", None)  # TRL keeps the last generation batch here
-        if not logs or not logs.get("completion"):
-            return
-        prompts, completions = list(logs["prompt"]), list(logs["completion"])
-        rewards = {name: list(values) for name, values in logs["rewards"].items()}
-        with self.path.open("a") as handle:
-            for i in range(min(self.limit, len(completions))):
-                record = {
-                    "step": state.global_step,
-                    "prompt": prompts[i],
-                    "completion": completions[i],
-                    "rewards": {name: _json_safe(values[i]) for name, values in rewards.items() if i < len(values)},
-                }
-                handle.write(json.dumps(record, default=str) + "\n")
-
-
-class MonitorCallback(TrainerCallback):
-    """Plain-word warnings, with the fix, when a run stops learning or goes wrong."""
-
-    def __init__(self, warn, patience: int = 3, kl_limit: float = 10.0, clipped_limit: float = 0.5) -> None:
-        self.warn = warn
-        self.patience = patience
-        self.kl_limit = kl_limit
-        self.clipped_limit = clipped_limit
-        self.flat = self.clipped = self.unscored = 0
-        self.warned: set[str] = set()
-
-    def on_log(self, args, state, control, logs=None, **kwargs):
-        if not state.is_world_process_zero or not logs or "reward_std" not in logs:
-            return
-        means = [value for key, value in logs.items() if key.startswith("rewards/") and key.endswith("/mean")]
-        if means and all(not isinstance(v, (int, float)) or not math.isfinite(v) for v in means):
-            self.unscored += 1
-            self._once(
-                "unscored",
-                f"no completion of step {state.global_step} could be scored: every reward returned None (for example "
-                "a dataset whose gold answers are empty or unreadable), so the rewards taught nothing that step. "
-                "Training goes on; such steps are counted in metrics.jsonl as unscored_steps. Check the dataset "
-                "with `grpo-run check` and the answer column.",
-            )
-        logs["unscored_steps"] = self.unscored  # read by MetricsCallback, which runs after this one
-        self.flat = self.flat + 1 if logs.get("reward_std", 1.0) == 0.0 else 0
-        clipped = logs.get("completions/clipped_ratio", 0.0)
-        self.clipped = self.clipped + 1 if clipped > self.clipped_limit else 0
-        if self.flat >= self.patience:
-            self._once(
-                "flat",
-                f"reward_std has been 0 for {self.flat} steps: every completion in a group scores the same, so "
-                "there is no learning signal. Use a larger group (--set num_generations=8), add a reward that gives "
-                "partial credit, or check the reward's direction with `grpo-run check`.",
-            )
-        kl = logs.get("kl")
-        if kl is not None and math.isfinite(kl) and kl > self.kl_limit:
-            self._once(
-                "kl",
-                f"KL to the reference model is {kl:.3g} at step {state.global_step} and exploding: lower the "
-                f"learning rate (now {args.learning_rate:g}; try --set learning_rate={args.learning_rate / 4:g}).",
-            )
-        if self.clipped >= self.patience:
-            self._once(
-                "clipped",
-                f"{clipped:.0%} of completions hit max_completion_length ({args.max_completion_length} tokens) for "
-                f"{self.clipped} steps: they are cut before their answer. Raise it (--set max_completion_length="
-                f"{2 * args.max_completion_length}) or reward shorter answers.",
-            )
-
-    def _once(self, key: str, message: str) -> None:
-        if key not in self.warned:
-            self.warned.add(key)
-            self.warn(message)
-
-
-class ProgressCallback(TrainerCallback):
-    """A one-line progress bar: step, reward, reward_std, KL and time left."""
-
-    def __init__(self) -> None:
-        self.progress = None
-
-    def on_train_begin(self, args, state, control, **kwargs):
-        if not state.is_world_process_zero:
-            return
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeRemainingColumn,
-        )
-
-        self.progress = Progress(
-            TextColumn("step"), MofNCompleteColumn(), BarColumn(), TextColumn("{task.fields[stats]}"),
-            TextColumn("left"), TimeRemainingColumn(), transient=False,
-        )
-        self.progress.start()
-        self.task = self.progress.add_task("train", total=state.max_steps, completed=state.global_step, stats="")
-
-    def on_step_end(self, args, state, control, **kwargs):
-        if self.progress is not None:
-            self.progress.update(self.task, completed=state.global_step)
-
-    def on_log(self, args, state, control, logs=None, **kwargs):
-        if self.progress is None or not logs or "reward" not in logs:
-            return
-        stats = f"reward {_number(logs['reward'], '.3f')}  std {_number(logs.get('reward_std'), '.3f')}"
-        if "kl" in logs:
-            stats += f"  kl {_number(logs['kl'], '.3g')}"
-        self.progress.update(self.task, stats=stats)
-
-    def on_train_end(self, args, state, control, **kwargs):
-        if self.progress is not None:
-            self.progress.stop()
-            self.progress = None
-
-
-class InterruptCallback(TrainerCallback):
-    """The first Ctrl-C saves a checkpoint at the end of the current step and stops cleanly."""
-
-    def __init__(self) -> None:
-        self.interrupted = False
-        self._previous = None
-
-    def on_train_begin(self, args, state, control, **kwargs):
-        try:
-            self._previous = signal.signal(signal.SIGINT, self._handle)
-        except ValueError:  # not the main thread: leave Ctrl-C alone
-            self._previous = None
-
-    def _handle(self, signum, frame):
-        if self.interrupted:  # a second Ctrl-C stops at once
-            raise KeyboardInterrupt
-        self.interrupted = True
-        print("\nstopping after this step and saving a checkpoint (Ctrl-C again to stop at once)", file=sys.stderr)
-
-    def on_step_end(self, args, state, control, **kwargs):
-        if self.interrupted:
-            control.should_save = True
-            control.should_training_stop = True
-
-    def on_train_end(self, args, state, control, **kwargs):
-        if self._previous is not None:
-            signal.signal(signal.SIGINT, self._previous)
-
-
-def interrupted(trainer) -> bool:
-    """True when Ctrl-C stopped ``trainer``'s run (after saving a checkpoint)."""
-    return any(isinstance(c, InterruptCallback) and c.interrupted for c in trainer.callback_handler.callbacks)
-
-
-def _number(value, spec: str) -> str:
-    """A logged value for the progress bar: a step where nothing was scored logs None or NaN."""
-    if not isinstance(value, (int, float)) or not math.isfinite(value):
-        return "-"
-    return format(value, spec)
 
 
 def smooth(values: list[float | None], window: int) -> list[float]:

@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 from grpo_core.plugins import get_registry
 from grpo_core.rundir.folder import write_atomic
+from grpo_core.rundir.names import FINAL_DIR, MODEL_CARD
 from grpo_core.settings.declared import describe_settings
 
 def run_config(run) -> dict:
@@ -51,12 +52,12 @@ def name_base_model(trainer, model: str) -> None:
 
     def create_model_card(*args, **kwargs):
         create(*args, **kwargs)
-        card = Path(trainer.args.output_dir) / "README.md"
+        card = Path(trainer.args.output_dir) / MODEL_CARD
         if card.is_file():
             alias = get_registry().model(model)
             named = f"`{model}`" + (f" (a grpo-run model alias: {alias.description})" if alias is not None else "")
             text = card.read_text().replace("[None](https://huggingface.co/None)", named)
-            write_atomic(card, text.replace('model="None"', f'model="{Path(trainer.args.output_dir) / "final"}"'))
+            write_atomic(card, text.replace('model="None"', f'model="{Path(trainer.args.output_dir) / FINAL_DIR}"'))
 
     trainer.create_model_card = create_model_card
 

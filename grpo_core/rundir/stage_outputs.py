@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 from grpo_core.errors import UsageError
+from grpo_core.rundir import outputs
 from grpo_core.rundir.folder import write_atomic
-
-STATE_FILE = "stages.json"  # the stages that finished, and their step counts
+from grpo_core.rundir.names import METRICS_FILE, PLOT_FILE, STATE_FILE
 
 
 def read_state(root: Path) -> dict:
@@ -29,12 +29,10 @@ def write_state(root: Path, finished: dict) -> None:
 def stage_records(root: Path, stages) -> tuple[list[dict], list[tuple[int, str]]]:
     """Every stage's metrics in order, with ``step`` counted over the whole run, ``stage`` and ``stage_step``;
     and where each stage starts (its first global step minus one, its name)."""
-    from grpo_core.rundir import outputs
-
     finished = read_state(root)
     records, starts, offset = [], [], 0
     for stage in stages:
-        logged = outputs.read_metrics(Path(root) / stage.name / outputs.METRICS_FILE)
+        logged = outputs.read_metrics(Path(root) / stage.name / METRICS_FILE)
         if logged:
             starts.append((offset, stage.name))
             records += [_global(r, offset, stage.name) for r in logged]
@@ -53,26 +51,20 @@ def _global(record: dict, offset: int, stage: str) -> dict:
 
 def merge_stage_metrics(root: Path, stages) -> Path | None:
     """Rewrite ``root/metrics.jsonl`` from the stages' folders and draw ``root/reward_curve.png``; the plot's path."""
-    from grpo_core.rundir import outputs
-
     records, starts = stage_records(root, stages)
     text = "".join(json.dumps(record, default=float) + "\n" for record in records)
-    write_atomic(Path(root) / outputs.METRICS_FILE, text)
+    write_atomic(Path(root) / METRICS_FILE, text)
     names = list(dict.fromkeys(r.__name__ for s in stages if s.run is not None for r in s.run.rewards))
-    return plot_stages(records, names, starts, Path(root) / outputs.PLOT_FILE)
+    return plot_stages(records, names, starts, Path(root) / PLOT_FILE)
 
 
 def plot_stages(records: list[dict], names: list[str], starts: list[tuple[int, str]], path: Path) -> Path | None:
     """The rewards of the whole run, each stage's trend averaged within the stage, a dotted line where each stage
     starts, and (right axis, dotted) the weights that changed."""
-    from grpo_core.rundir import outputs
-
     return outputs.save_figure(stage_figure(records, names, starts), path)
 
 
 def stage_figure(records: list[dict], names: list[str], starts: list[tuple[int, str]]):
-    from grpo_core.rundir import outputs
-
     steps = [r for r in records if "reward" in r]
     if not steps:
         return None

@@ -16,11 +16,21 @@ import os
 import sys
 from pathlib import Path
 
+from grpo_core.builtin.models import cache_dir
+
 LAUNCHED_ENV = "GRPO_LAUNCHED"  # set in processes started by accelerate, so they train instead of relaunching
+# The checkpoint the launching process checked for --resume, handed to the processes it starts.
+CHECKPOINT_ENV = "GRPO_RESUME_CHECKPOINT"
 
 
 def is_launched() -> bool:
     return os.environ.get(LAUNCHED_ENV) == "1"
+
+
+def handed_checkpoint() -> Path | None:
+    """In a launched process: the checkpoint the launching process found and checked (None: start fresh)."""
+    path = os.environ.get(CHECKPOINT_ENV)
+    return Path(path) if path else None
 
 
 def launch_command(profile, num_processes: int | None, argv: list[str]) -> list[str] | None:
@@ -61,8 +71,6 @@ def write_accelerate_config(config: dict, name: str) -> Path:
     """Write ``config`` as YAML under the cache directory; the file is named by its content, so reruns reuse it."""
     import yaml
 
-    from grpo_core.builtin.models import cache_dir
-
     text = yaml.safe_dump(config, sort_keys=True)
     digest = hashlib.sha256(text.encode()).hexdigest()[:12]
     path = cache_dir() / "accelerate" / f"{name}-{digest}.yaml"
@@ -81,8 +89,12 @@ def gpu_count() -> int:
     return torch.cuda.device_count()
 
 
-def run_launched(command: list[str]) -> int:
+def run_launched(command: list[str], checkpoint: Path | None = None) -> int:
+    """Run the launched processes, telling them they were launched and which checkpoint (if any) they resume."""
     import subprocess
 
-    env = dict(os.environ, **{LAUNCHED_ENV: "1"})
+    env = {key: value for key, value in os.environ.items() if key != CHECKPOINT_ENV}
+    env[LAUNCHED_ENV] = "1"
+    if checkpoint is not None:
+        env[CHECKPOINT_ENV] = str(checkpoint)
     return subprocess.call(command, env=env)

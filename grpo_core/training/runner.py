@@ -54,17 +54,17 @@ def run_from_options(dry_run=False, num_processes=None, argv=(), stage=None, **o
         if command is not None:
             trainer.replace_outputs(run, log)
             click.echo(f"launching: {' '.join(command)}", err=True)
-            code = _wait_for(command)
+            code = _wait_for(command, lock.checkpoint)
             if code:
                 raise SystemExit(code)
             return
         if compare:
             _warn_trained_rows(run, settings.compare, log)
-        finished = trainer.train(run, log=log, lock=lock, summary=not compare)
+        finished = trainer.train(run, log=log, claim=lock, summary=not compare)
     finally:
         if lock is not None:
             lock.release()
-    from grpo_core.rundir.outputs import interrupted  # the module imports transformers at its top
+    from grpo_core.rundir.callbacks import interrupted
 
     if interrupted(finished):
         raise SystemExit(130)  # scripts can tell an interrupted run from a finished one
@@ -72,11 +72,11 @@ def run_from_options(dry_run=False, num_processes=None, argv=(), stage=None, **o
         _compare(run, settings.compare)
 
 
-def _wait_for(command: list[str]) -> int:
+def _wait_for(command: list[str], checkpoint) -> int:
     """Run the launched processes; Ctrl-C reaches them (they save and stop) while this process waits for them."""
     previous = signal.signal(signal.SIGINT, lambda *_: None)
     try:
-        return launch.run_launched(command)
+        return launch.run_launched(command, checkpoint)
     finally:
         signal.signal(signal.SIGINT, previous)
 

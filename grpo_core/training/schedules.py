@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass, field
 
 from grpo_core.errors import UsageError
+from grpo_core.training import trl_contract
 
 # Each kind's fields: None marks a field that must be given; other values are the defaults.
 KINDS: dict[str, dict] = {
@@ -258,8 +259,14 @@ def weights_callback(trainer, rewards, schedules: dict[str, Schedule]):
     from transformers.trainer_callback import ExportableState
 
     names = [r.__name__ for r in rewards]
+
+    def observe(table: list[list[float]]) -> None:
+        for i, name in enumerate(names):
+            if name in schedules:
+                schedules[name].observe([row[i] for row in table])
+
     if any(s.kind == "adaptive" for s in schedules.values()):
-        _observe_scores(trainer, names, schedules)
+        trl_contract.observe_rewards(trainer, observe)
 
     class RewardWeightsCallback(TrainerCallback, ExportableState):
         """Moves TRL's ``reward_weights`` along each reward's schedule; the reward functions are untouched."""
@@ -283,12 +290,10 @@ def weights_callback(trainer, rewards, schedules: dict[str, Schedule]):
             self._apply(state)
 
         def _apply(self, state) -> None:
-            import torch
-
             for i, name in enumerate(names):
                 if name in schedules:
                     self.weights[i] = float(schedules[name].weight(state.global_step, state.max_steps))
-            trainer.reward_weights = torch.tensor(self.weights, dtype=torch.float32)
+            trl_contract.set_reward_weights(trainer, self.weights)
 
         def on_log(self, args, state, control, logs=None, **kwargs):
             if logs is None or "reward" not in logs:
@@ -300,26 +305,3 @@ def weights_callback(trainer, rewards, schedules: dict[str, Schedule]):
                     logs[f"weights/{name}/success_rate"] = schedule.success_rate()
 
     return RewardWeightsCallback()
-
-
-def _observe_scores(trainer, names: list[str], schedules: dict[str, Schedule]) -> None:
-    """Show each generation batch's scores, gathered over all processes, to the adaptive schedules.
-
-    TRL computes them in ``_calculate_rewards`` (one column per reward, every process the same), so every
-    process moves its weights identically.
-    """
-    calculate = getattr(trainer, "_calculate_rewards", None)
-    if calculate is None:
-        raise UsageError("adaptive reward weights need TRL's GRPOTrainer._calculate_rewards, which this TRL version "
-                         "lacks; use a linear, cosine or steps schedule, or the TRL version grpo-core requires")
-
-    def calculate_and_observe(*args, **kwargs):
-        rewards_per_func = calculate(*args, **kwargs)
-        if trainer.model.training:
-            table = rewards_per_func.detach().float().cpu().tolist()
-            for i, name in enumerate(names):
-                if name in schedules:
-                    schedules[name].observe([row[i] for row in table])
-        return rewards_per_func
-
-    trainer._calculate_rewards = calculate_and_observe

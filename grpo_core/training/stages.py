@@ -11,17 +11,23 @@ from __future__ import annotations
 import json
 import re
 import shlex
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+import click
+
 from grpo_core.errors import UsageError
-from grpo_core.rundir.stage_outputs import STATE_FILE, read_state, write_state
+from grpo_core.rundir.claim import Claim, check_outputs, check_staged, replace_staged
+from grpo_core.rundir.names import FINAL_DIR, MERGED_DIR, METRICS_FILE, PLOT_FILE
+from grpo_core.rundir.record import describe
+from grpo_core.rundir.stage_outputs import merge_stage_metrics, read_state, write_state
+from grpo_core.settings.layers import file_layer, read_config_file
+from grpo_core.training import trainer
 
 # Settings of the whole run, set at the top of the file (or on the command line), never inside a stage.
 RUN_WIDE = ("model", "profile", "output_dir", "compare", "resume", "preflight", "stages")
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
-RESERVED = ("final", "merged", "completions")
+RESERVED = (FINAL_DIR, MERGED_DIR, "completions")  # "completions": the folder TRL's log_completions writes
 
 
 @dataclass
@@ -30,6 +36,7 @@ class Stage:
     layer: dict  # the stage's settings layer, between the config file's top level and the flags
     run: object = None  # its trainer.ResolvedRun
     starts_from: str = ""  # what its model is, in words
+    claim: Claim | None = None  # its folder, checked (and the checkpoint it resumes from) before any stage trains
 
 
 @dataclass
@@ -100,8 +107,6 @@ def resolve_stages(staged: Staged, options: dict, settings_from_options, num_pro
 
     ``settings_from_options(**options, stage_layer=...)`` layers a stage's settings (``runner``'s).
     """
-    from grpo_core.training import trainer
-
     options = dict(options)
     top = settings_from_options(**options)
     root = Path(top.grpo.get("output_dir") or trainer.DEFAULT_OUTPUT_DIR).absolute()
@@ -114,13 +119,13 @@ def resolve_stages(staged: Staged, options: dict, settings_from_options, num_pro
         settings = settings_from_options(**options, stage_layer=stage.layer)
         settings.compare = 0
         settings.grpo["output_dir"] = str(root / stage.name)
-        adapter = None
+        lora_adapter = None
         stage.starts_from = f"model {settings.model}"
         if previous is not None and not (staged.only == stage.name and given_model and not _finished(root, previous)):
-            final = root / previous.name / "final"
+            final = root / previous.name / FINAL_DIR
             stage.starts_from = f"the final model of stage '{previous.name}' ({final})"
             if trainer.pick_profile(settings.profile)[0].lora:
-                adapter = str(final)  # the LoRA adapter carries over onto the same base model
+                lora_adapter = str(final)  # the LoRA adapter carries over onto the same base model
             else:
                 settings.model = str(final)
             if staged.only == stage.name and not dry_run and not _finished(root, previous):
@@ -131,7 +136,7 @@ def resolve_stages(staged: Staged, options: dict, settings_from_options, num_pro
                                          num_processes=num_processes)
         except UsageError as error:
             raise UsageError(f"stage '{stage.name}': {error}") from None
-        stage.run.adapter = adapter
+        stage.run.lora_adapter = lora_adapter
         if stage.run.profile.launcher or (num_processes or 1) > 1:
             raise UsageError("a staged run trains in one process, and this one would launch several; pick a "
                              "single-process profile with --profile, or run each stage with --stage")
@@ -140,17 +145,13 @@ def resolve_stages(staged: Staged, options: dict, settings_from_options, num_pro
 
 
 def training_profile_line(staged: Staged) -> str:
-    from grpo_core.training import trainer
-
     return trainer.profile_line(staged.stages[0].run)
 
 
 def describe_stages(staged: Staged, root: Path) -> str:
     """``--dry-run`` of a staged run: every stage resolved, in order."""
-    from grpo_core.rundir.record import describe
-
     shown = [{"name": s.name, "folder": str(root / s.name), "starts_from": s.starts_from,
-              **({"adapter": s.run.adapter} if s.run.adapter else {}), **json.loads(describe(s.run))}
+              **({"adapter": s.run.lora_adapter} if s.run.lora_adapter else {}), **json.loads(describe(s.run))}
              for s in _selected(staged)]
     return json.dumps({"output_dir": str(root), "stages": shown}, indent=2, default=str)
 
@@ -160,7 +161,7 @@ def _selected(staged: Staged) -> list:
 
 
 def _finished(root: Path, stage: Stage) -> bool:
-    return stage.name in read_state(root) and (root / stage.name / "final").is_dir()
+    return stage.name in read_state(root) and (root / stage.name / FINAL_DIR).is_dir()
 
 
 def run_stages(staged: Staged, options: dict, settings_from_options, preflight, dry_run=False, num_processes=None,
@@ -169,74 +170,37 @@ def run_stages(staged: Staged, options: dict, settings_from_options, preflight, 
 
     ``settings_from_options`` and ``preflight`` are grpo_core.training.runner's (given, so this module does not import it).
     """
-    import click
-
     root = resolve_stages(staged, options, settings_from_options, num_processes, dry_run)
     if dry_run:
         log(training_profile_line(staged))
         click.echo(describe_stages(staged, root))
         return
-    from grpo_core.rundir.folder import RunLock
-
-    lock = RunLock(root).acquire()
+    held = Claim(root).hold()  # the whole staged run's folder; each stage holds its own folder while it trains
     try:
-        todo = _check_outputs(staged, root, options)
+        todo = _claim_outputs(staged, root, options)
         _prepare(staged, todo, root, options, preflight, log)
         for stage in todo:
             _train_stage(staged, stage, root, log, argv)
     finally:
-        lock.release()
+        held.release()
     log(f"stages done: {', '.join(s.name for s in todo) or 'none left to train'}; metrics in "
-        f"{root / 'metrics.jsonl'}, reward curve in {root / 'reward_curve.png'}")
+        f"{root / METRICS_FILE}, reward curve in {root / PLOT_FILE}")
 
 
-def _check_outputs(staged: Staged, root: Path, options: dict) -> list:
-    """The stages to train, after checking the output folder holds what --resume / --overwrite expect."""
-    from grpo_core.training import trainer
-    from grpo_core.rundir.folder import checkpoints, owned_outputs
-
+def _claim_outputs(staged: Staged, root: Path, options: dict) -> list:
+    """The stages to train, each with its folder checked and claimed (``rundir.claim`` holds the rules)."""
     # ``resume`` may come from the file's top level too; a stage cannot set it
     resume, overwrite = bool(staged.stages[0].run.settings.resume), bool(options.get("overwrite"))
-    if resume and overwrite:
-        raise UsageError("--resume and --overwrite contradict each other; continue the run with --resume, "
-                         "or start over with --overwrite")
-    selected = _selected(staged)
-    finished = read_state(root) if not overwrite else {}
-    foreign = _foreign_outputs(staged, root)
-    if foreign and not overwrite:
-        raise UsageError(f"output folder '{root}' holds another run's outputs ({', '.join(foreign[:4])}); replace "
-                         "them with --overwrite, or pick another --output-dir")
-    used = [s.name for s in selected if owned_outputs(root / s.name)]
-    if not resume and used and not overwrite:
-        raise UsageError(f"output folder '{root}' holds outputs of stage(s) {', '.join(used)}; continue with "
-                         "--resume, replace them with --overwrite, or pick another --output-dir")
-    if resume and not used:
-        raise UsageError(f"--resume: no stage has started in '{root}'; start without --resume")
-    todo = [s for s in selected if not (resume and s.name in finished)]
-    for stage in todo:
-        folder = root / stage.name
-        stage.run.settings.resume = resume and bool(checkpoints(folder))
-        stage.run.settings.overwrite = overwrite or (resume and not stage.run.settings.resume)
-        if stage.run.settings.resume:
-            trainer.check_outputs(stage.run)
-    return todo
-
-
-def _foreign_outputs(staged: Staged, root: Path) -> list[str]:
-    """What another (one-stage) run wrote into ``root``; a staged run's own are its metrics and plot there."""
-    from grpo_core.rundir.folder import owned_outputs
-
-    found = owned_outputs(root)
-    if (root / STATE_FILE).is_file() or any(owned_outputs(root / s.name) for s in staged.stages):
-        return [name for name in found if name not in ("metrics.jsonl", "reward_curve.png")]
-    return found
+    todo = check_staged(root, [s.name for s in staged.stages], [s.name for s in _selected(staged)], resume, overwrite)
+    stages = [s for s in _selected(staged) if s.name in todo]
+    for stage in stages:
+        stage.run.settings.resume, stage.run.settings.overwrite = todo[stage.name]
+        stage.claim = check_outputs(stage.run)
+    return stages
 
 
 def _prepare(staged: Staged, todo: list, root: Path, options: dict, preflight, log) -> None:
     """Before the first stage trains: the first model is there, and every stage's data and rewards pass the checks."""
-    from grpo_core.training import trainer
-    from grpo_core.rundir.folder import remove_owned
-
     if todo:
         trainer.check_model_available(todo[0].run.model)
     for stage in todo:
@@ -247,18 +211,7 @@ def _prepare(staged: Staged, todo: list, root: Path, options: dict, preflight, l
             log(f"stage '{stage.name}': preflight checks of {', '.join(r.__name__ for r in stage.run.rewards)}")
             preflight(stage.run)
     if options.get("overwrite"):
-        removed = [f"{s.name}/{name}" for s in todo for name in remove_owned(root / s.name)]
-        for name in _foreign_outputs(staged, root):
-            path = root / name
-            if path.is_dir():
-                shutil.rmtree(path)
-            else:
-                path.unlink()
-            removed.append(name)
-        finished = read_state(root)
-        if any(s.name in finished for s in todo):
-            write_state(root, {name: steps for name, steps in finished.items() if name not in {s.name for s in todo}})
-            removed.append(STATE_FILE)
+        removed = replace_staged(root, [s.name for s in todo], [s.name for s in staged.stages])
         if removed:
             log(f"--overwrite: replaced the earlier run's {', '.join(removed)} in {root}")
         for stage in todo:
@@ -266,9 +219,7 @@ def _prepare(staged: Staged, todo: list, root: Path, options: dict, preflight, l
 
 
 def _train_stage(staged: Staged, stage: Stage, root: Path, log, argv) -> None:
-    from grpo_core.rundir import outputs
-    from grpo_core.training import trainer
-    from grpo_core.rundir.stage_outputs import merge_stage_metrics
+    from grpo_core.rundir.callbacks import interrupted  # subclasses transformers' TrainerCallback: heavy
 
     log(f"stage '{stage.name}' ({staged.stages.index(stage) + 1} of {len(staged.stages)}): starts from "
         f"{stage.starts_from}; outputs in {root / stage.name}")
@@ -280,15 +231,18 @@ def _train_stage(staged: Staged, stage: Stage, root: Path, log, argv) -> None:
             return
         log(message)
 
-    grpo_trainer = trainer.train(stage.run, log=stage_log)
-    interrupted = outputs.interrupted(grpo_trainer)
-    if not interrupted:  # recorded first: the merged metrics count a finished stage by its steps
+    try:
+        trained = trainer.train(stage.run, log=stage_log, claim=stage.claim.hold())
+    finally:
+        stage.claim.release()
+    stopped = interrupted(trained)
+    if not stopped:  # recorded first: the merged metrics count a finished stage by its steps
         finished = read_state(root)
-        finished[stage.name] = {"steps": int(grpo_trainer.state.global_step)}
+        finished[stage.name] = {"steps": int(trained.state.global_step)}
         write_state(root, finished)
     merge_stage_metrics(root, staged.stages)  # a staged run is one process (resolve_stages refuses more)
-    if interrupted:
+    if stopped:
         command = [a for a in argv if a not in ("--overwrite", "--resume")] + ["--resume"]
-        log(f"stage '{stage.name}' interrupted at step {grpo_trainer.state.global_step}; checkpoint saved in "
+        log(f"stage '{stage.name}' interrupted at step {trained.state.global_step}; checkpoint saved in "
             f"{root / stage.name}. Resume with: grpo-run {shlex.join(command)}")
         raise SystemExit(130)

@@ -8,16 +8,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grpo_core.settings.grpo_fields import check_grpo_config
-from grpo_core.settings.declared import RunSettings, grpo_defaults, parse_grpo_fields
+from grpo_core.settings.declared import RunSettings, parse_grpo_fields
 from grpo_core.settings.layers import layer
+from grpo_core.settings.params import did_you_mean
 from grpo_core.builtin.datasets import check_columns
 from grpo_core.errors import UsageError
 from grpo_core.plugins import get_registry
 from grpo_core.rewards.reward import load_rewards
-from grpo_core.rundir.record import name_base_model, run_config, write_run_config
-from grpo_core.training.schedules import build_schedules, constant_weights
-from grpo_core.rundir.folder import (RUN_CONFIG, RunLock, check_is_folder, check_output_dir, check_resumable,
-                              remove_checkpoints, remove_owned)
+from grpo_core.rundir import outputs
+from grpo_core.rundir.claim import Claim, claim_outputs, replace_outputs
+from grpo_core.rundir.folder import check_is_folder, checkpoint_step, remove_checkpoints
+from grpo_core.rundir.names import FINAL_DIR, MERGED_DIR, METRICS_FILE, PLOT_FILE, RUN_CONFIG
+from grpo_core.rundir.record import name_base_model, write_run_config
+from grpo_core.training import launch, offline
+from grpo_core.training.schedules import build_schedules, constant_weights, weights_callback
 
 DEFAULT_OUTPUT_DIR = "runs/grpo"
 
@@ -36,7 +40,7 @@ class ResolvedRun:
     grpo: dict  # final GRPOConfig keyword arguments
     dataset_spec: object = None
     schedules: dict = field(default_factory=dict)  # reward name -> schedules.Schedule of its weight
-    adapter: str | None = None  # a LoRA adapter folder to continue training (a stage after the first)
+    lora_adapter: str | None = None  # a LoRA adapter folder to continue training (a stage after the first)
 
 
 def resolve(settings: RunSettings, log=print, load_dataset: bool = True, num_processes: int | None = None) -> ResolvedRun:
@@ -91,8 +95,6 @@ def load_data(run: ResolvedRun) -> None:
 
 def load_dataset_offline_first(spec, params: dict, name: str):
     """Local data never touches the network; a dataset that needs the hub gets one quick reachability check."""
-    from grpo_core.training import offline
-
     def no_network(error) -> UsageError:
         names = {p.name for p in spec.params}
         local = ("give it a local file with --dataset-arg path=FILE" if "path" in names else
@@ -121,8 +123,6 @@ def load_dataset_offline_first(spec, params: dict, name: str):
 
 def process_count(profile, num_processes: int | None) -> int:
     """How many training processes the run will have (TRL's batch rules count them)."""
-    from grpo_core.training import launch
-
     if launch.is_launched():
         return int(os.environ.get("WORLD_SIZE") or 1)
     if num_processes:
@@ -150,8 +150,6 @@ def check_model_name(name: str) -> None:
     models = get_registry().items["models"]
     if name in models or os.path.isdir(name) or ("/" in name and not os.path.exists(name)):
         return
-    from grpo_core.settings.params import did_you_mean
-
     raise UsageError(
         f"unknown model '{name}'{did_you_mean(name, models)}: not an installed alias "
         f"({', '.join(sorted(models))}), a local folder, or a hub id like org/name"
@@ -163,8 +161,6 @@ def check_model_available(name: str) -> bool:
 
     A hub id that is not in the local cache costs one quick reachability check, never a retry.
     """
-    from grpo_core.training import offline
-
     alias = get_registry().model(name)
     if alias is not None and alias.available():
         return True
@@ -202,9 +198,7 @@ def build_trainer(run: ResolvedRun, progress: bool = True):
     from transformers.trainer_callback import ProgressCallback as TqdmCallback
     from trl import GRPOConfig, GRPOTrainer
 
-    from grpo_core.rundir import outputs
-
-    from grpo_core.training import schedules
+    from grpo_core.rundir.callbacks import run_callbacks  # subclasses transformers' TrainerCallback: heavy
 
     grpo = dict(run.grpo)
     if progress:
@@ -216,10 +210,7 @@ def build_trainer(run: ResolvedRun, progress: bool = True):
         from peft import LoraConfig
 
         peft_config = LoraConfig(**run.profile.lora)
-    output_dir = Path(args.output_dir)
-    from grpo_core.training.lora import starting_model  # a later stage may continue the stage before it's LoRA adapter
-
-    model, tokenizer, peft_config = starting_model(resolve_model(run.model), run.adapter, args, peft_config)
+    model, tokenizer, peft_config = starting_model(resolve_model(run.model), run.lora_adapter, args, peft_config)
     # TRL loads the model once, from args.model_init_kwargs, and its tokenizer (setting a missing pad token).
     trainer = GRPOTrainer(
         model=model,
@@ -230,22 +221,34 @@ def build_trainer(run: ResolvedRun, progress: bool = True):
         peft_config=peft_config,
     )
     name_base_model(trainer, run.model)
-    # A dataset's own callbacks (a curriculum's level) go first, so what they log reaches metrics.jsonl.
+    loggers = []  # callbacks that add to the logs: a dataset's own (a curriculum's level), the weights' schedule
     if run.dataset_spec is not None and run.dataset_spec.callbacks is not None:
-        for callback in run.dataset_spec.callbacks(run.dataset, run.dataset_params):
-            trainer.add_callback(callback)
+        loggers += run.dataset_spec.callbacks(run.dataset, run.dataset_params)
     if run.schedules:  # weights that change: set on TRL's reward_weights, logged as weights/<reward>
-        trainer.add_callback(schedules.weights_callback(trainer, run.rewards, run.schedules))
-    trainer.add_callback(outputs.MonitorCallback(warn=lambda message: log_stderr(f"warning: {message}")))
-    trainer.add_callback(outputs.MetricsCallback(output_dir / outputs.METRICS_FILE))
-    every = max(1, (args.max_steps if args.max_steps > 0 else 100) // 10)
-    trainer.add_callback(outputs.CompletionsCallback(trainer, output_dir / outputs.COMPLETIONS_FILE, every))
-    trainer.add_callback(outputs.InterruptCallback())
-    if progress and args.disable_tqdm:
+        loggers.append(weights_callback(trainer, run.rewards, run.schedules))
+    quiet = progress and args.disable_tqdm
+    if quiet:  # our one-line progress bar replaces the library's
         trainer.remove_callback(PrinterCallback)
         trainer.remove_callback(TqdmCallback)
-        trainer.add_callback(outputs.ProgressCallback())
+    warn = lambda message: log_stderr(f"warning: {message}")  # noqa: E731
+    for callback in run_callbacks(trainer, Path(args.output_dir), args.max_steps, warn, loggers, progress=quiet):
+        trainer.add_callback(callback)
     return trainer
+
+
+def starting_model(model: str, lora_adapter: str | None, args, peft_config):
+    """``(model, tokenizer, peft_config)`` for GRPOTrainer: the model name as it is (TRL loads it, and wraps it in
+    ``peft_config``), or, continuing the LoRA adapter a stage before ended with, the base model with that adapter
+    loaded trainable, and its tokenizer."""
+    if lora_adapter is None:
+        return model, None, peft_config
+    from peft import PeftModel
+    from transformers import AutoTokenizer
+    from trl.trainer.utils import create_model_from_path
+
+    base = create_model_from_path(model, **dict(args.model_init_kwargs or {}))
+    return (PeftModel.from_pretrained(base, lora_adapter, is_trainable=True), AutoTokenizer.from_pretrained(lora_adapter),
+            None)
 
 
 def _quiet_libraries() -> None:
@@ -266,75 +269,44 @@ def _not_unscored_rows(record) -> bool:
     return "All reward functions returned None" not in str(record.msg)
 
 
-def check_outputs(run: ResolvedRun) -> Path | None:
-    """The output folder is free for this run, or (--resume) holds this same run whole; the checkpoint to resume."""
-    folder = Path(run.grpo["output_dir"])
-    check_output_dir(folder, run.settings.resume, run.settings.overwrite)
-    if run.settings.resume:
-        from grpo_core.rundir.folder import MEANING_FIELDS
-
-        fields = grpo_defaults()
-        defaults = {name: fields[name] for name in MEANING_FIELDS if name in fields}
-        return check_resumable(folder, run_config(run), run.grpo.get("max_steps"), defaults)
-    return None
-
-
-def claim_outputs(run: ResolvedRun, log=print):
-    """Lock the output folder for this run and check it (before the dataset or model is loaded); the lock."""
-    lock = RunLock(Path(run.grpo["output_dir"])).acquire()
-    try:
-        check_outputs(run)
-    except BaseException:
-        lock.release()
-        raise
-    return lock
-
-
-def replace_outputs(run: ResolvedRun, log=print) -> None:
-    """--overwrite, once every check has passed: remove what the earlier run wrote (and nothing else)."""
-    if run.settings.overwrite and not run.settings.resume:
-        folder = Path(run.grpo["output_dir"])
-        removed = remove_owned(folder)
-        if removed:
-            log(f"--overwrite: replaced the earlier run's {', '.join(removed)} in {folder}")
-
-
-def train(run: ResolvedRun, log=print, progress: bool = True, lock=None, summary: bool = True):
+def train(run: ResolvedRun, log=print, progress: bool = True, claim: Claim | None = None, summary: bool = True):
     """Train, save the final model in ``output_dir/final``, write the plot and summary; return the trainer.
 
-    The output folder is locked for the run (``lock`` when the caller took it already); earlier outputs
-    are kept unless the run resumes them or ``overwrite`` replaces them. ``summary=False`` leaves the
-    printed training summary to the caller (which shows the held-out comparison first).
+    ``claim`` is the output folder the caller claimed (``rundir.claim``), with the checkpoint it found for
+    --resume; without one the run claims its folder here, or, launched by accelerate, takes the checkpoint the
+    launching process found (which holds the lock). Earlier outputs are kept unless the run resumes them or
+    ``overwrite`` replaces them. ``summary=False`` leaves the printed training summary to the caller (which
+    shows the held-out comparison first).
     """
-    from grpo_core.training import launch
-    from grpo_core.rundir import outputs
-
     output_dir = Path(run.grpo["output_dir"])
     launched = launch.is_launched()
-    own_lock = None
-    if lock is None and not launched:  # under accelerate, the launching process holds the lock
-        own_lock = RunLock(output_dir).acquire()
+    own = claim is None
+    if own:
+        claim = launched_claim(run) if launched else claim_outputs(run, log)
     try:
-        if launched:
-            from transformers.trainer_utils import get_last_checkpoint
-
-            checkpoint = get_last_checkpoint(str(output_dir)) if run.settings.resume else None
-        else:
-            checkpoint = check_outputs(run)
+        if not launched:
             replace_outputs(run, log)
         output_dir.mkdir(parents=True, exist_ok=True)
-        if checkpoint is not None:
-            log(f"resuming from {checkpoint}")
-            outputs.truncate_metrics(output_dir / outputs.METRICS_FILE, int(Path(checkpoint).name.split("-")[-1]))
-        return _train(run, log, progress, output_dir, checkpoint, summary)
+        if claim.checkpoint is not None:
+            log(f"resuming from {claim.checkpoint}")
+            outputs.truncate_metrics(output_dir / METRICS_FILE, checkpoint_step(claim.checkpoint))
+        return _train(run, log, progress, output_dir, claim.checkpoint, summary)
     finally:
-        if own_lock is not None:
-            own_lock.release()
+        if own:
+            claim.release()
+
+
+def launched_claim(run: ResolvedRun) -> Claim:
+    """A process accelerate launched: the launching process holds the lock and handed on the checkpoint it checked."""
+    checkpoint = launch.handed_checkpoint()
+    if run.settings.resume and checkpoint is None:
+        raise UsageError("--resume in a process accelerate launched needs the checkpoint the launching grpo-run "
+                         "checked; start the run with grpo-run, not accelerate launch")
+    return Claim(Path(run.grpo["output_dir"]), checkpoint if run.settings.resume else None)
 
 
 def _train(run: ResolvedRun, log, progress: bool, output_dir: Path, checkpoint, summary: bool):
-    from grpo_core.training import offline
-    from grpo_core.rundir import outputs
+    from grpo_core.rundir.callbacks import interrupted  # subclasses transformers' TrainerCallback: heavy
 
     if run.dataset is None:
         load_data(run)
@@ -346,19 +318,19 @@ def _train(run: ResolvedRun, log, progress: bool, output_dir: Path, checkpoint, 
     if not trainer.is_world_process_zero():
         return trainer
     names = [r.__name__ for r in run.rewards]
-    records = outputs.read_metrics(output_dir / outputs.METRICS_FILE)
-    plot = outputs.plot_rewards(records, names, output_dir / outputs.PLOT_FILE)
-    if outputs.interrupted(trainer):
+    records = outputs.read_metrics(output_dir / METRICS_FILE)
+    plot = outputs.plot_rewards(records, names, output_dir / PLOT_FILE)
+    if interrupted(trainer):
         log(f"interrupted at step {trainer.state.global_step}; checkpoint saved in {output_dir}. "
             f"Resume with: grpo-run --config {output_dir / RUN_CONFIG} --resume")
         return trainer
-    final = output_dir / "final"
+    final = output_dir / FINAL_DIR
     trainer.save_model(str(final))
     trainer.processing_class.save_pretrained(str(final))
     if not run.settings.keep_checkpoints:  # they hold the optimizer state to resume; a finished run needs it no more
         log(remove_checkpoints(output_dir))
     if run.settings.merge_lora:
-        log(merge_lora(trainer, output_dir / "merged"))
+        log(merge_lora(trainer, output_dir / MERGED_DIR))
     if summary:
         log(outputs.run_summary(records, run.rewards, run.schedules))
     log(f"final model saved to {final}" + (f"; reward curve in {plot}" if plot else ""))

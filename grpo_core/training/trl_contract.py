@@ -1,0 +1,79 @@
+"""What grpo-core relies on inside TRL's GRPOTrainer beyond its documented API, each named with why, in one place.
+
+TRL has no public hook for a generation batch's gathered per-reward scores, nor for its last batch of completions
+without turning on ``log_completions`` (which prints tables and writes parquet files into the output folder), so
+these two are read here and nowhere else. ``missing()`` checks an installed TRL still has each; tests/test_trl.py
+fails, naming the attribute, when one goes.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+
+from grpo_core.errors import UsageError
+
+# Each reliance: the attribute, why grpo-core needs it, and source text of GRPOTrainer that shows it is still used so.
+RELIED_ON = {
+    "GRPOTrainer.reward_weights": (
+        "the weight schedules set this tensor before each step; TRL must read it again for every batch's weighted sum",
+        "self.reward_weights.to(",
+    ),
+    "GRPOTrainer._calculate_rewards": (
+        "adaptive weights observe each reward's scores of a generation batch, gathered over all processes, in the "
+        "(completions x rewards) table it returns",
+        "rewards_per_func = self._calculate_rewards(",
+    ),
+    "GRPOTrainer._logs": (
+        "completions.jsonl samples the last generation batch's prompts, completions and per-reward scores it keeps "
+        "(keys prompt, completion, rewards)",
+        'self._logs["rewards"][',
+    ),
+}
+
+
+def missing(trainer_class=None) -> list[str]:
+    """Each reliance the installed TRL's GRPOTrainer (or ``trainer_class``) no longer meets, in words naming it."""
+    if trainer_class is None:
+        from trl import GRPOTrainer as trainer_class
+    source = inspect.getsource(trainer_class)
+    problems = []
+    for name, (why, used) in RELIED_ON.items():
+        attribute = name.split(".", 1)[1]
+        defined = hasattr(trainer_class, attribute) or f"self.{attribute} =" in source
+        if not defined or used not in source:
+            problems.append(f"TRL's {name} is gone or no longer used as grpo-core expects ({used!r} not found): "
+                            f"grpo-core needs it because {why}")
+    return problems
+
+
+def set_reward_weights(trainer, weights: list[float]) -> None:
+    """Make TRL weigh the rewards by ``weights`` from the next batch on (see RELIED_ON)."""
+    import torch
+
+    trainer.reward_weights = torch.tensor(weights, dtype=torch.float32)
+
+
+def observe_rewards(trainer, observe: Callable[[list[list[float]]], None]) -> None:
+    """Call ``observe(table)`` with each training generation batch's scores, one row per completion, one column per
+    reward, gathered over all processes (so every process sees the same table)."""
+    calculate = getattr(trainer, "_calculate_rewards", None)
+    if calculate is None:
+        raise UsageError("adaptive reward weights need TRL's GRPOTrainer._calculate_rewards, which this TRL version "
+                         "lacks; use a linear, cosine or steps schedule, or the TRL version grpo-core requires")
+
+    def calculate_and_observe(*args, **kwargs):
+        rewards_per_func = calculate(*args, **kwargs)
+        if trainer.model.training:
+            observe(rewards_per_func.detach().float().cpu().tolist())
+        return rewards_per_func
+
+    trainer._calculate_rewards = calculate_and_observe
+
+
+def last_batch(trainer) -> tuple[list, list, dict[str, list]] | None:
+    """The last generation batch as ``(prompts, completions, {reward: scores})``; None before the first one."""
+    logs = getattr(trainer, "_logs", None)
+    if not logs or not logs.get("completion"):
+        return None
+    return list(logs["prompt"]), list(logs["completion"]), {name: list(v) for name, v in logs["rewards"].items()}

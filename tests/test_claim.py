@@ -1,0 +1,105 @@
+"""The run folder's rules in one place: a resumed run's checkpoint is found once and handed on (to the trainer,
+and to the processes accelerate launches), and the callbacks run in the order their logs need."""
+
+import json
+import struct
+
+import pytest
+
+from grpo_core.rundir import claim, folder
+from grpo_core.rundir.callbacks import MetricsCallback, MonitorCallback, run_callbacks
+from grpo_core.rundir.record import write_run_config
+from grpo_core.training import launch, trainer
+from grpo_core.training.runner import settings_from_options
+
+
+def safetensors_bytes() -> bytes:
+    header = json.dumps({"w": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}}).encode()
+    return struct.pack("<Q", len(header)) + header + b"\0" * 8
+
+
+@pytest.fixture
+def resumed(data_file, tmp_path):
+    """A run asked with --resume, and its output folder holding the same run stopped at checkpoint-2."""
+    out = tmp_path / "out"
+    out.mkdir()
+    settings = settings_from_options(rewards=("length",), dataset="local", dataset_args=(f"path={data_file}",),
+                                     model="tiny-random", output_dir=str(out), max_steps=4, resume=True,
+                                     overrides=("num_generations=2", "per_device_train_batch_size=2"))
+    run = trainer.resolve(settings, log=lambda m: None, load_dataset=False)
+    write_run_config(run, out / "run_config.yaml")
+    (out / "metrics.jsonl").write_text("".join(json.dumps({"step": s, "reward": 0.5}) + "\n" for s in (1, 2, 3)))
+    for step in (1, 2):
+        checkpoint = out / f"checkpoint-{step}"
+        checkpoint.mkdir()
+        (checkpoint / "trainer_state.json").write_text(json.dumps({"global_step": step, "log_history": []}))
+        (checkpoint / "model.safetensors").write_bytes(safetensors_bytes())
+    return run
+
+
+@pytest.fixture
+def trained(monkeypatch):
+    """What the trainer was handed: ``_train`` replaced so that nothing loads."""
+    handed = []
+    monkeypatch.setattr(trainer, "_train", lambda run, log, progress, out, checkpoint, summary: handed.append(checkpoint))
+    return handed
+
+
+def test_a_resumed_run_finds_its_checkpoint_once_and_hands_it_to_the_trainer(resumed, trained, monkeypatch):
+    checked = []
+    check = claim.check_resumable
+    monkeypatch.setattr(claim, "check_resumable", lambda *a, **k: checked.append(a) or check(*a, **k))
+    held = claim.claim_outputs(resumed)
+    try:
+        trainer.train(resumed, log=lambda m: None, claim=held)
+    finally:
+        held.release()
+    out = resumed.grpo["output_dir"]
+    assert len(checked) == 1  # claimed once; train() does not scan the folder again
+    assert [str(c) for c in trained] == [f"{out}/checkpoint-2"]
+    assert [json.loads(line)["step"] for line in open(f"{out}/metrics.jsonl")] == [1, 2]  # cut at the checkpoint
+
+
+def test_a_launched_process_resumes_the_checkpoint_the_launching_process_checked(resumed, trained, monkeypatch):
+    out = resumed.grpo["output_dir"]
+    monkeypatch.setenv(launch.LAUNCHED_ENV, "1")
+    monkeypatch.setenv(launch.CHECKPOINT_ENV, f"{out}/checkpoint-1")  # not the last: handed on, not found again
+    monkeypatch.setattr(claim, "check_resumable", lambda *a, **k: pytest.fail("a launched process checks again"))
+    trainer.train(resumed, log=lambda m: None)
+    assert [str(c) for c in trained] == [f"{out}/checkpoint-1"]
+
+
+def test_the_launcher_hands_the_checkpoint_to_the_processes_it_starts(monkeypatch, tmp_path):
+    seen = []
+    monkeypatch.setattr("subprocess.call", lambda command, env: seen.append(env) or 0)
+    monkeypatch.setenv(launch.CHECKPOINT_ENV, "left over from an outer run")
+    launch.run_launched(["true"], tmp_path / "checkpoint-3")
+    launch.run_launched(["true"])
+    assert seen[0][launch.CHECKPOINT_ENV] == str(tmp_path / "checkpoint-3") and seen[0][launch.LAUNCHED_ENV] == "1"
+    assert launch.CHECKPOINT_ENV not in seen[1]
+
+
+def test_resume_and_overwrite_are_refused_together_by_one_rule_for_a_run_and_a_staged_run(tmp_path):
+    with pytest.raises(Exception) as single:
+        folder.check_output_dir(tmp_path, resume=True, overwrite=True)
+    with pytest.raises(Exception) as staged:
+        claim.check_staged(tmp_path, ["one"], ["one"], resume=True, overwrite=True)
+    assert str(single.value) == str(staged.value) and "contradict each other" in str(single.value)
+
+
+class AddsToLogs:
+    def on_log(self, args, state, control, logs=None, **kwargs):
+        logs["weights/length"] = 0.5
+
+
+def test_callbacks_that_add_to_the_logs_run_before_the_one_that_writes_metrics(tmp_path):
+    callbacks = run_callbacks(object(), tmp_path, max_steps=4, warn=print, loggers=[AddsToLogs()])
+    kinds = [type(c) for c in callbacks]
+    assert kinds.index(AddsToLogs) < kinds.index(MonitorCallback) < kinds.index(MetricsCallback)
+    state = type("State", (), {"is_world_process_zero": True, "global_step": 1})()
+    logs = {"reward": 0.5, "reward_std": 0.1, "rewards/length/mean": 0.5}
+    for callback in callbacks:  # as transformers' CallbackHandler calls them: in order, on the same dict
+        if type(callback) in (AddsToLogs, MonitorCallback, MetricsCallback):
+            callback.on_log(None, state, None, logs=logs)
+    (row,) = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    assert row["weights/length"] == 0.5 and row["unscored_steps"] == 0
