@@ -144,20 +144,20 @@ class RewardSpec:
         if self.timeout is not None:
             object.__setattr__(self, "params", _with_timeout(self.params, self.timeout, self.name))
 
-    def resolve(self, args: dict | None = None) -> dict:
-        """Parameters at their defaults overlaid with ``args``, parsed and validated."""
+    def resolve(self, params: dict | None = None) -> dict:
+        """Parameters at their defaults overlaid with ``params``, parsed and validated."""
         _import_now(self, "func", "validate", "observe")
-        params = resolve_params(self.params, args, f"reward '{self.name}'")
+        resolved = resolve_params(self.params, params, f"reward '{self.name}'")
         if self.timeout is not None:
             check_timeout(self.timeout, f"reward '{self.name}' declares RewardSpec(timeout=...)")
-            if params.get("timeout") is not None:
-                check_timeout(params["timeout"], f"reward '{self.name}': parameter 'timeout'")
+            if resolved.get("timeout") is not None:
+                check_timeout(resolved["timeout"], f"reward '{self.name}': parameter 'timeout'")
         if self.validate is not None:
             try:
-                self.validate(params)
+                self.validate(resolved)
             except (ValueError, TypeError, OSError) as error:
                 raise UsageError(f"reward '{self.name}': {error}") from None
-        return params
+        return resolved
 
     def required_columns(self, params: dict) -> dict[str, str]:
         """Map each column the reward needs to the dataset column it comes from."""
@@ -221,9 +221,10 @@ class DatasetSpec:
             raise TypeError(f"dataset '{self.name}': reward_params must map reward names to parameter dicts, "
                             f"e.g. {{'math': {{'allow_expressions': False}}}}; got {self.reward_params!r}")
 
-    def resolve(self, args: dict | None = None) -> dict:
+    def resolve(self, params: dict | None = None) -> dict:
+        """Parameters at their defaults overlaid with ``params``, parsed and validated."""
         _import_now(self, "load", "callbacks")
-        return resolve_params(self.params, args, f"dataset '{self.name}'")
+        return resolve_params(self.params, params, f"dataset '{self.name}'")
 
 
 # The parameters most datasets take, declared once: name -> (default, type, help).

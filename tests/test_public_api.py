@@ -224,3 +224,16 @@ def test_the_builtin_datasets_take_the_shared_parameters_from_dataset_param():
     for name in ("size", "seed", "shuffle", "system_prompt"):
         assert local[name] == grpo_core.dataset_param(name, local[name].default, minimum=local[name].minimum)
     assert (local["split"].default, local["size"].default, local["size"].minimum) == ("train", None, 1)
+
+
+def test_load_dataset_takes_params_and_its_former_name_args_with_a_warning():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert len(grpo_core.load_dataset("arithmetic", {"size": 3})) == 3
+        assert len(grpo_core.load_dataset("arithmetic", params={"size": 4})) == 4
+    with pytest.warns(DeprecationWarning, match="load_dataset\\(args=...\\) is deprecated"):
+        assert len(grpo_core.load_dataset("arithmetic", args={"size": 5})) == 5
+    with pytest.raises(grpo_core.UsageError, match="both params= and its deprecated name args="):
+        grpo_core.load_dataset("arithmetic", params={"size": 3}, args={"size": 3})

@@ -2,21 +2,31 @@
 
 from __future__ import annotations
 
+import warnings
 
-def load_dataset(name: str, args: dict | None = None, rewards: list | None = None):
+from grpo_core.errors import UsageError
+from grpo_core.builtin.datasets import check_columns
+from grpo_core.plugins import get_registry
+
+
+def load_dataset(name: str, params: dict | None = None, rewards: list | None = None, *, args: dict | None = None):
     """The installed dataset ``name`` as a ``datasets.Dataset``, prepared as grpo-run prepares it.
 
-    ``args`` are the dataset's parameters (``{"size": 200}``; text values are parsed as on the command
-    line, unknown names are an error). Local data never touches the network, and a dataset that needs
+    ``params`` are the dataset's parameters (``{"size": 200}``; text values are parsed as on the command
+    line, unknown names are an error; ``args=`` is their former, deprecated name). Local data never touches the network, and a dataset that needs
     the hub gets one quick reachability check. With ``rewards`` (from ``load_rewards``) the dataset must
     have every column they read, with a value in each row, or a UsageError says which.
     """
-    from grpo_core.builtin.datasets import check_columns
-    from grpo_core.plugins import get_registry
+    if args is not None:
+        warnings.warn("load_dataset(args=...) is deprecated; pass params=... (the same mapping)", DeprecationWarning,
+                      stacklevel=2)
+        if params is not None:
+            raise UsageError("load_dataset got both params= and its deprecated name args=; pass only params=")
+        params = args
     from grpo_core.training.trainer import load_dataset_offline_first
 
     spec = get_registry().dataset(name)
-    dataset = load_dataset_offline_first(spec, spec.resolve(args), name)
+    dataset = load_dataset_offline_first(spec, spec.resolve(params), name)
     if rewards:
         check_columns(dataset, rewards, name)
     return dataset
@@ -29,8 +39,7 @@ def resolve_model(name: str) -> str:
     ``"smollm2-135m"`` converts the embedded model once; a local folder or hub id comes back unchanged.
     A name that is none of these is a UsageError listing the installed aliases.
     """
-    from grpo_core.training.trainer import check_model_name
-    from grpo_core.training.trainer import resolve_model as model_location
+    from grpo_core.training.trainer import check_model_name, model_path
 
     check_model_name(name)
-    return model_location(name)
+    return model_path(name)

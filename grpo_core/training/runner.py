@@ -99,7 +99,7 @@ def _compare(run, n: int) -> None:
     spec = get_registry().dataset(run.settings.dataset)
     rows, where = held_out_rows(spec, run.dataset_params, run.dataset, n)
     tokens = int(run.grpo.get("max_completion_length") or 64)
-    models = [(f"{run.model} (before)", trainer.resolve_model(run.model)), (f"{final} (after)", final)]
+    models = [(f"{run.model} (before)", trainer.model_path(run.model)), (f"{final} (after)", final)]
     results = score_models(models, rows, run.rewards, max_new_tokens=tokens)
     click.echo(f"{comparison_heading(spec, run.dataset_params)}{where}:", err=True)
     click.echo(format_comparison(results), err=True)
@@ -130,7 +130,7 @@ def sample_models(models, dataset, dataset_args, rewards, reward_args, n, max_ne
     spec = get_registry().dataset(dataset)
     rows = held_out(spec.load(**spec.resolve(given.get("dataset_args"))), n)
     check_columns(rows, loaded, dataset)
-    paths = [(model, trainer.resolve_model(model)) for model in models]
+    paths = [(model, trainer.model_path(model)) for model in models]
     results = score_models(paths, rows, loaded, max_new_tokens, temperature=temperature)
     if output:
         with open(output, "w") as handle:

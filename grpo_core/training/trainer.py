@@ -181,7 +181,8 @@ def check_model_available(name: str) -> bool:
     return False
 
 
-def resolve_model(name: str) -> str:
+def model_path(name: str) -> str:
+    """The folder or hub id for an already checked ``--model`` value (grpo_core.resolve_model checks it first)."""
     alias = get_registry().model(name)
     return alias.resolve() if alias is not None else name
 
@@ -210,7 +211,7 @@ def build_trainer(run: ResolvedRun, progress: bool = True):
         from peft import LoraConfig
 
         peft_config = LoraConfig(**run.profile.lora)
-    model, tokenizer, peft_config = starting_model(resolve_model(run.model), run.lora_adapter, args, peft_config)
+    model, tokenizer, peft_config = starting_model(model_path(run.model), run.lora_adapter, args, peft_config)
     # TRL loads the model once, from args.model_init_kwargs, and its tokenizer (setting a missing pad token).
     trainer = GRPOTrainer(
         model=model,
