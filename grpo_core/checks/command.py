@@ -1,6 +1,6 @@
 """``grpo-run check``: the property checks on installed rewards, from the command line.
 
-Imports stay light here (no hypothesis) so that ``grpo-run --help`` stays fast.
+``grpo-run --help`` imports this module, so nothing it imports may load hypothesis or the training stack.
 """
 
 from __future__ import annotations
@@ -11,9 +11,16 @@ import sys
 
 import click
 
+from grpo_core.builtin.datasets import check_columns
+from grpo_core.checks.executor import abandoned_calls
+from grpo_core.checks.report import format_report
+from grpo_core.checks.results import FAIL, SKIP, PropertyResult
+from grpo_core.checks.run import DEFAULT_MAX_EXAMPLES, dataset_rows, run_checks
 from grpo_core.errors import PluginError, UsageError
-
-DEFAULT_MAX_EXAMPLES = 20  # kept equal to grpo_core.checks.DEFAULT_MAX_EXAMPLES (tested)
+from grpo_core.plugins import get_registry
+from grpo_core.rewards.reward import load_rewards
+from grpo_core.settings.flags import parse_key_values, parse_reward_options
+from grpo_core.training.loading import load_dataset
 
 
 class _BadInput(click.ClickException):
@@ -47,9 +54,6 @@ def check(rewards, reward_args, dataset, dataset_args, max_examples, seed, as_js
     scoring no more than they should. With --dataset, every check runs on that dataset's rows. A
     failure shows the smallest input hypothesis found. Exits with 1 when any property fails.
     """
-    from grpo_core.settings.flags import parse_key_values, parse_reward_options
-    from grpo_core.rewards.reward import load_rewards
-
     if dataset_args and not dataset:
         raise _BadInput("--dataset-arg needs --dataset NAME: the dataset whose rows the checks use")
     try:
@@ -58,8 +62,6 @@ def check(rewards, reward_args, dataset, dataset_args, max_examples, seed, as_js
         if names:
             selected = load_rewards(names, args=args, dataset=dataset)
         else:
-            from grpo_core.plugins import get_registry
-
             installed = sorted(get_registry().items["rewards"])
             if args:
                 load_rewards(list(args), args=args, dataset=dataset)  # parameters for a reward that is not installed
@@ -78,8 +80,6 @@ def check(rewards, reward_args, dataset, dataset_args, max_examples, seed, as_js
                                                   every=not names)
     except UsageError as error:
         raise _BadInput(str(error)) from None
-
-    from grpo_core.checks import FAIL, SKIP, PropertyResult, abandoned_calls, format_report, run_checks
 
     hung_before = abandoned_calls()
     report = run_checks(selected, max_examples=max_examples, seed=seed, rows=rows)
@@ -105,11 +105,7 @@ def _dataset_rows(name: str, args: dict, selected: list, every: bool) -> tuple[l
     """The rewards to check, the dataset's rows (as preflight reads them) and the rewards left out. Checking every
     installed reward, one that reads a column the dataset lacks is left out with why; a reward named with
     --reward is an error instead, as in training."""
-    import datasets
-
-    from grpo_core.checks import dataset_rows
-    from grpo_core.builtin.datasets import check_columns
-    from grpo_core.training.loading import load_dataset
+    import datasets  # heavy: only when a dataset is checked
 
     datasets.disable_progress_bars()  # the report (and --json) owns the output
     data = load_dataset(name, args, rewards=None if every else selected)
