@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from grpo_core import Reward, RewardError, hookimpl
-from grpo_core.checks import DEFAULT_MAX_EXAMPLES, PropertyResult, format_report, preflight, run_checks
+from grpo_core.checks import PropertyResult, format_report, preflight, run_checks
 from grpo_core.plugins import get_registry, registered
 from grpo_core.testing import HOSTILE_TEXTS, call_reward, check_reward
 
