@@ -4,8 +4,8 @@
         grpo_check(SPEC)                       # or grpo_check("my-reward", params={"k": 1})
 
 The fixture runs the whole property suite and fails the test with the report. ``--grpo-max-examples``
-and ``--grpo-seed`` change how many examples are drawn and from which seed. Loading this plugin
-imports nothing heavy: hypothesis and the checks are imported when the fixture is used.
+and ``--grpo-seed`` change how many examples are drawn and from which seed. pytest loads this plugin into
+every test session of the environment, so the checks are imported only when the fixture is used.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ def grpo_check(request):
     Options are those of ``grpo_core.testing.check_reward`` (``max_examples``, ``seed``, ``rows``,
     ``vary_params``, ``item_timeout_s``). Returns the CheckReport when every property holds.
     """
-    from grpo_core.testing import check_reward
+    from grpo_core.testing import check_reward  # here: most sessions never use the fixture (see the docstring)
 
     config = request.config
 

@@ -8,7 +8,7 @@ A plugin's own tests get the whole suite in one line::
     def test_properties():
         check_reward(SPEC)
 
-builds the completions its ``RewardSpec.degenerate`` declares (ones that skip the task) from the kit::
+builds the completions its ``RewardChecks(degenerate=...)`` declares (ones that skip the task) from the kit::
 
     def degenerate(prompt, columns, params):
         from grpo_core.testing import copied_prompt, placeholders, prompt_numbers
@@ -28,6 +28,8 @@ and can write their own properties with the same inputs the suite uses::
 
 from __future__ import annotations
 
+from grpo_core.checks import DEFAULT_MAX_EXAMPLES, format_report, run_checks
+from grpo_core.cli import cli as grpo_run  # the command line, to invoke in a test with click's CliRunner
 from grpo_core.checks.texts import (  # the strategies and texts the checks draw from, public here
     FRAGMENTS,
     HOSTILE_TEXTS,
@@ -41,7 +43,7 @@ from grpo_core.checks.texts import (  # the strategies and texts the checks draw
     texts,
     token_ids,
 )
-from grpo_core.checks.degenerate import (  # the kit for RewardSpec.degenerate, public here
+from grpo_core.checks.degenerate import (  # the kit for RewardChecks(degenerate=...), public here
     FILLER_SENTENCE,
     HANGUL_FILLERS,
     ZERO_WIDTH_SPACE,
@@ -61,7 +63,8 @@ from grpo_core.checks.degenerate import (  # the kit for RewardSpec.degenerate, 
     repeated,
     tag_fillers,
 )
-from grpo_core.plugins import get_spec, registered, reload_plugins  # plugins registered for one test
+from grpo_core.plugins import get_registry, get_spec, registered, reload_plugins  # plugins registered for one test
+from grpo_core.rewards.reward import Reward, RewardSpec, completion_text
 
 __all__ = [
     "FILLER_SENTENCE", "FRAGMENTS", "HANGUL_FILLERS", "HOSTILE_TEXTS", "ZERO_WIDTH_SPACE", "as_chat", "blank_texts",
@@ -72,23 +75,12 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    # The command line imports more than a test of a reward needs, so it loads on first use.
-    if name == "grpo_run":
-        from grpo_core.cli import cli
-
-        return cli
-    raise AttributeError(f"module 'grpo_core.testing' has no attribute {name!r}")
-
-
 def call_reward(reward, completions: list, prompts: list | None = None, params: dict | None = None, **columns) -> list:
     """Score ``completions`` as TRL would: ``reward(prompts=..., completions=..., completion_ids=..., **columns)``.
 
     ``reward`` is a RewardSpec, an installed reward's name, or a Reward. Columns are lists, one value
     per completion, or single values that are repeated. Token ids are the texts' UTF-8 bytes.
     """
-    from grpo_core.rewards.reward import completion_text
-
     bound = _as_reward(reward, params)
     n = len(completions)
     texts = [completion_text(c) for c in completions]
@@ -103,15 +95,11 @@ def call_reward(reward, completions: list, prompts: list | None = None, params: 
 
 
 def _as_reward(reward, params: dict | None):
-    from grpo_core.rewards.reward import Reward, RewardSpec
-
     if isinstance(reward, Reward):
         if params:
             return Reward(reward.spec, reward.spec.resolve({**reward.params, **params}), reward.weight)
         return reward
     if isinstance(reward, str):
-        from grpo_core.plugins import get_registry
-
         reward = get_registry().reward(reward)
     if not isinstance(reward, RewardSpec):
         raise TypeError(f"expected a RewardSpec, a Reward or an installed reward's name, got {reward!r}")
@@ -135,14 +123,12 @@ def check_reward(
     failure with its counterexample, then what was not checked and why. Returns the CheckReport
     when nothing fails; ``report.unchecked()`` says what it could not check.
     """
-    from grpo_core import checks
-
     bound = _as_reward(reward, params)
-    options = {"max_examples": max_examples or checks.DEFAULT_MAX_EXAMPLES, "seed": seed, "rows": rows,
+    options = {"max_examples": max_examples or DEFAULT_MAX_EXAMPLES, "seed": seed, "rows": rows,
                "vary_params": vary_params}
     if item_timeout_s is not None:
         options["item_timeout_s"] = item_timeout_s
-    report = checks.run_checks([bound], **options)
+    report = run_checks([bound], **options)
     if not report.ok:
-        raise AssertionError("reward property checks failed\n" + checks.format_report(report, color=False))
+        raise AssertionError("reward property checks failed\n" + format_report(report, color=False))
     return report

@@ -10,8 +10,7 @@ import pytest
 import reward_fixtures as fx
 from grpo_core import Direction, Param, Reward, RewardChecks, RewardSpec
 from grpo_core.checks import FAIL, run_checks
-from grpo_core.checks.run import RewardCheck
-from grpo_core.checks.subject import Item
+from grpo_core.checks.subject import Item, RewardUnderTest
 from grpo_core.testing import token_ids
 
 TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -49,7 +48,7 @@ def test_training_the_checks_and_their_diagnosis_pass_identical_arguments(tmp_pa
            log_metric=lambda *a: None, **{column: answers, "other": ["x", "y"]})
     trained = _read(log)
 
-    check = RewardCheck(reward, 1, 0, None, False, 2.0)
+    check = RewardUnderTest(reward, vary_params=False, item_timeout_s=2.0)
     try:
         items = [Item(t, {column: a}, p) for t, a, p in zip(texts, answers, prompts)]
         check.call(0, items)  # the properties call the adapter, in a worker process

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from grpo_core import Reward, RewardError, hookimpl
-from grpo_core.checks import DEFAULT_MAX_EXAMPLES, PropertyResult, format_report, preflight, run_checks
+from grpo_core.checks import PropertyResult, format_report, preflight, run_checks
 from grpo_core.plugins import get_registry, registered
 from grpo_core.testing import HOSTILE_TEXTS, call_reward, check_reward
 
@@ -285,16 +285,10 @@ def test_pytest_plugin_is_registered_and_gives_third_party_tests_the_suite(tmp_p
 
 
 def test_light_modules_do_not_import_hypothesis():
-    code = ("import sys, grpo_core.checks.command, grpo_core.pytest_plugin, grpo_core.checks\n"
+    code = ("import sys, grpo_core.checks.command, grpo_core.pytest_plugin, grpo_core.checks, grpo_core.testing\n"
             "print(sorted(m for m in ('hypothesis', 'torch', 'trl') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
-
-
-def test_command_default_matches_the_engine_default():
-    from grpo_core.checks import command
-
-    assert command.DEFAULT_MAX_EXAMPLES == DEFAULT_MAX_EXAMPLES
 
 
 class _Plugin:

@@ -7,20 +7,24 @@ the directions and gold completions each plugin declares, and the exploit audit 
 skip the task, dataset rows the reward cannot use). ``preflight`` is the quick version the training
 command runs on the selected rewards and real dataset rows before loading a model.
 
-Where each part lives: ``catalogue`` (what each property promises), ``subject`` (calling the reward
-under test), ``executor`` (the deadline), ``inputs`` (what is drawn), ``properties`` and ``audit``
-(the checks themselves), ``run`` (the plan and the time budget), ``report`` (results and their text),
-``texts`` (the text strategies plugin authors get from ``grpo_core.testing``).
+Where each part lives: ``registry`` (what a property is, and the plan), ``catalogue`` (every property, one
+record each, in report order), ``properties`` and ``audit`` (the function each record runs), ``subject`` (calling
+the reward under test), ``inputs`` (what is drawn), ``search`` (hypothesis looking for a counterexample),
+``executor`` (the deadline), ``run`` (the plan run under the time budget), ``results`` and ``report`` (what was
+found, and as text), ``texts`` and ``degenerate`` (the strategies and degenerate completions plugin authors get
+from ``grpo_core.testing``), ``command`` (``grpo-run check``).
 
-Worker processes import this package, so hypothesis is only imported inside functions (and by ``texts``,
-which nothing here imports at module level).
+Worker processes import this package, so hypothesis is only imported inside the functions that draw.
 """
 
-from grpo_core.checks.catalogue import PROPERTIES
+from grpo_core.checks.catalogue import REGISTRY
 from grpo_core.checks.executor import abandoned_calls
-from grpo_core.checks.report import FAIL, PASS, SKIP, WARN, CheckReport, PropertyResult, format_report, preflight_summary
+from grpo_core.checks.report import format_report, preflight_summary
+from grpo_core.checks.results import FAIL, PASS, SKIP, WARN, CheckReport, PropertyResult
 from grpo_core.checks.run import DEFAULT_MAX_EXAMPLES, PREFLIGHT_MAX_EXAMPLES, dataset_rows, preflight, run_checks
 from grpo_core.checks.subject import DEFAULT_ITEM_TIMEOUT_S
+
+PROPERTIES = REGISTRY  # every property's record by name, in report order
 
 __all__ = [
     "DEFAULT_ITEM_TIMEOUT_S", "DEFAULT_MAX_EXAMPLES", "FAIL", "PASS", "PREFLIGHT_MAX_EXAMPLES", "PROPERTIES", "SKIP",

@@ -1,6 +1,6 @@
 """``grpo-run check``: the property checks on installed rewards, from the command line.
 
-Imports stay light here (no hypothesis) so that ``grpo-run --help`` stays fast.
+``grpo-run --help`` imports this module, so nothing it imports may load hypothesis or the training stack.
 """
 
 from __future__ import annotations
@@ -11,10 +11,17 @@ import sys
 
 import click
 
+from grpo_core.builtin.datasets import check_columns
+from grpo_core.checks.executor import abandoned_calls
+from grpo_core.checks.report import format_report
+from grpo_core.checks.results import FAIL, SKIP, PropertyResult
+from grpo_core.checks.run import DEFAULT_MAX_EXAMPLES, dataset_rows, run_checks
 from grpo_core.errors import PluginError, UsageError
+from grpo_core.plugins import get_registry
+from grpo_core.rewards.reward import load_rewards
 from grpo_core.settings.declared import option
-
-DEFAULT_MAX_EXAMPLES = 20  # kept equal to grpo_core.checks.DEFAULT_MAX_EXAMPLES (tested)
+from grpo_core.settings.layers import parse_key_values, parse_reward_options
+from grpo_core.training.loading import load_dataset
 
 
 class _BadInput(click.ClickException):
@@ -45,26 +52,21 @@ def check(rewards, reward_args, dataset, dataset_args, max_examples, seed, as_js
     scoring no more than they should. With --dataset, every check runs on that dataset's rows. A
     failure shows the smallest input hypothesis found. Exits with 1 when any property fails.
     """
-    from grpo_core.settings.layers import parse_key_values, parse_reward_options
-    from grpo_core.rewards.reward import load_rewards
-
     if dataset_args and not dataset:
         raise _BadInput("--dataset-arg needs --dataset NAME: the dataset whose rows the checks use")
     try:
-        names, _weights, args = parse_reward_options(rewards, reward_args)
+        names, _weights, params = parse_reward_options(rewards, reward_args)
         load_failures = []
         if names:
-            selected = load_rewards(names, params=args, dataset=dataset)
+            selected = load_rewards(names, params=params, dataset=dataset)
         else:
-            from grpo_core.plugins import get_registry
-
             installed = sorted(get_registry().items["rewards"])
-            if args:
-                load_rewards(list(args), params=args, dataset=dataset)  # parameters for a reward that is not installed
+            if params:
+                load_rewards(list(params), params=params, dataset=dataset)  # parameters for a reward that is not installed
             selected = []
             for name in installed:
                 try:  # a reward whose defaults do not load is a failure of that reward, not of the command
-                    selected.extend(load_rewards([name], params={name: args[name]} if name in args else None,
+                    selected.extend(load_rewards([name], params={name: params[name]} if name in params else None,
                                                  dataset=dataset))
                 except (UsageError, PluginError) as error:
                     load_failures.append((name, str(error)))
@@ -76,8 +78,6 @@ def check(rewards, reward_args, dataset, dataset_args, max_examples, seed, as_js
                                                   every=not names)
     except UsageError as error:
         raise _BadInput(str(error)) from None
-
-    from grpo_core.checks import FAIL, SKIP, PropertyResult, abandoned_calls, format_report, run_checks
 
     hung_before = abandoned_calls()
     report = run_checks(selected, max_examples=max_examples, seed=seed, rows=rows)
@@ -99,18 +99,14 @@ def check(rewards, reward_args, dataset, dataset_args, max_examples, seed, as_js
     sys.exit(code)
 
 
-def _dataset_rows(name: str, args: dict, selected: list, every: bool) -> tuple[list, list[dict], list]:
+def _dataset_rows(name: str, params: dict, selected: list, every: bool) -> tuple[list, list[dict], list]:
     """The rewards to check, the dataset's rows (as preflight reads them) and the rewards left out. Checking every
     installed reward, one that reads a column the dataset lacks is left out with why; a reward named with
     --reward is an error instead, as in training."""
-    import datasets
-
-    from grpo_core.checks import dataset_rows
-    from grpo_core.builtin.datasets import check_columns
-    from grpo_core.training.loading import load_dataset
+    import datasets  # heavy: only when a dataset is checked
 
     datasets.disable_progress_bars()  # the report (and --json) owns the output
-    data = load_dataset(name, args, rewards=None if every else selected)
+    data = load_dataset(name, params, rewards=None if every else selected)
     kept, unfit = [], []
     for reward in selected:
         try:

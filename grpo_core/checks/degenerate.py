@@ -1,7 +1,8 @@
-"""Completions that do not do the task: the pieces a reward's ``degenerate`` callable is built from.
+"""Completions that do not do the task: what the degenerate property tries, and the kit a reward's own
+``RewardChecks(degenerate=...)`` is built from (public through ``grpo_core.testing``).
 
-Every helper returns a list of ``(label, completion)`` pairs, the shape ``RewardSpec.degenerate``
-returns, so a plugin joins the ones that fit its task::
+Every public helper returns a list of ``(label, completion)`` pairs, the shape ``degenerate`` returns, so a
+plugin joins the ones that fit its task::
 
     def _degenerate(prompt, columns, params):
         from grpo_core.testing import copied_prompt, placeholders, prompt_numbers
@@ -9,8 +10,10 @@ returns, so a plugin joins the ones that fit its task::
         answer = "<answer>{}</answer>"
         return [*copied_prompt(prompt, answer), *prompt_numbers(prompt, answer), *placeholders(("answer",))]
 
-The checks apply ``generic_degenerate`` and ``generic_attacks`` to every reward, declared or not. This
-module imports nothing heavy, so the checks and plugins can use it freely.
+The degenerate property (``grpo_core.checks.audit``) tries ``generic_degenerate``, ``padding_to`` and
+``attacks`` on every reward, declared or not; ``attacks`` pairs each completion with a control it must outscore
+to count as paid (``generic_attacks`` is the same without them). This module imports nothing but ``re``, so
+plugins can use it at no cost.
 """
 
 from __future__ import annotations
@@ -28,6 +31,9 @@ FILLER_SIZE = 40  # characters of content-free text in each tag: more than any f
 # A filler sentence with no digits, tags or answer words, so it never does a task by accident.
 FILLER_SENTENCE = "This step restates what was said before. "
 PADDING_SIZE = 1000  # characters: longer than any ordinary completion the checks draw
+# What the generic completions are, in words: the degenerate property's promise and report say it.
+GENERIC_ATTACKS = ("empty, whitespace, the prompt copied back, padding, repetition, number sprays, the gold among "
+                   "other numbers, blank-rendering characters, near-repeats, content-free text in tags")
 
 _NUMBER = r"\d+(?:[.,]\d+)*(?:[eE][-+]?\d+)?%?"
 _OPERATOR = r"(?:\\times|\\div|\\cdot|[-+*/^×÷·])"

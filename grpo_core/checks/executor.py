@@ -8,6 +8,7 @@ import threading
 from typing import Any, Callable
 
 from grpo_core.rewards.reward import RewardChecks, RewardSpec
+from grpo_core.rewards.timeout import TIMEOUT, Failure, WorkerPool
 
 
 class Hung(BaseException):
@@ -82,8 +83,6 @@ class Executor:
 
     def run(self, func: Callable, args: tuple, seconds: float):
         if self.mode == "process" and self._start():
-            from grpo_core.rewards.timeout import TIMEOUT, Failure
-
             result = self.pool.map(func, [(args, {})], seconds)[0]
             if result is TIMEOUT:
                 raise Hung(seconds)
@@ -97,8 +96,6 @@ class Executor:
     def _start(self) -> bool:
         if self.pool is not None:
             return True
-        from grpo_core.rewards.timeout import Failure, WorkerPool
-
         if getattr(self.spec.func, "__module__", None) == "__main__":  # a worker cannot import a script
             self.mode = "thread"
             return False

@@ -7,15 +7,14 @@ import time
 from typing import Callable
 
 from grpo_core.checks.executor import OutOfTime
-from grpo_core.checks.subject import Item
-from grpo_core.rewards.reward import Reward
+from grpo_core.checks.subject import Item, RewardUnderTest
+from grpo_core.checks.texts import texts
+from grpo_core.rewards.reward import Reward, completion_text
 
 
 def prompt_of(row) -> str:
     """The question a row asks: a plain prompt, or a chat prompt's last user turn (not the worked
     examples before it, whose answers are not the model's to copy)."""
-    from grpo_core.rewards.reward import completion_text
-
     if not isinstance(row, dict):
         return ""
     prompt = row.get("prompt")
@@ -25,36 +24,43 @@ def prompt_of(row) -> str:
     return completion_text(prompt)
 
 
+def columns_of(variant: Reward, row: dict) -> dict:
+    """A row keyed by dataset columns, from a dict keyed by dataset columns or by the reward's names."""
+    row = dict(row or {})
+    return {source: row[source] if source in row else row.get(name) for name, source in variant.columns.items()}
+
+
 class Inputs:
-    """What the checks draw for a reward under test, for RewardCheck."""
+    """What the checks draw for one reward under test: from its real ``rows`` when given (dicts of dataset
+    columns), else from what the reward declares, else drawn text; ``max_examples`` per property, from ``seed``."""
 
-    # strategies
+    def __init__(self, subject: RewardUnderTest, rows: list[dict] | None, seed: int, max_examples: int) -> None:
+        self.subject = subject
+        self.spec = subject.spec
+        self.variants = subject.variants
+        self.rows = rows
+        self.seed = seed
+        self.max_examples = max(1, int(max_examples))
+        self._strategies: dict = {}
 
-    def _row(self, vi: int):
+    def row(self, vi: int):
         """Strategy of column dicts (dataset column -> value) for variant ``vi``."""
         key = ("row", vi)
         if key not in self._strategies:
             from hypothesis import strategies as st
 
-            from grpo_core.checks.texts import texts
-
             variant = self.variants[vi]
             if self.rows:
-                strategy = st.sampled_from(self.rows).map(lambda row: self._columns(variant, row))
+                strategy = st.sampled_from(self.rows).map(lambda row: columns_of(variant, row))
             elif self.spec.checks.column_strategy is not None:
-                strategy = self.spec.checks.column_strategy(variant.params).map(lambda row: self._columns(variant, row))
+                strategy = self.spec.checks.column_strategy(variant.params).map(lambda row: columns_of(variant, row))
             else:
                 strategy = st.fixed_dictionaries({source: texts(20) for source in set(variant.columns.values())})
             self._strategies[key] = strategy
         return self._strategies[key]
 
-    @staticmethod
-    def _columns(variant: Reward, row: dict) -> dict:
-        """A row keyed by dataset columns, from a dict keyed by dataset columns or by the reward's names."""
-        row = dict(row or {})
-        return {source: row[source] if source in row else row.get(name) for name, source in variant.columns.items()}
-
-    def _by_name(self, vi: int, columns: dict) -> dict:
+    def by_name(self, vi: int, columns: dict) -> dict:
+        """A row keyed by dataset columns, keyed by the reward's own names for them instead."""
         return {name: columns.get(source) for name, source in self.variants[vi].columns.items()}
 
     def _cached(self, key, build):
@@ -63,11 +69,9 @@ class Inputs:
             self._strategies[key] = build()
         return self._strategies[key]
 
-    def _prompts(self):
+    def prompts(self):
         def build():
             from hypothesis import strategies as st
-
-            from grpo_core.checks.texts import texts
 
             if self.rows and any("prompt" in row for row in self.rows):
                 return st.sampled_from([prompt_of(row) for row in self.rows])
@@ -75,21 +79,18 @@ class Inputs:
 
         return self._cached("prompts", build)
 
-    def _choices(self, vi: int):
+    def choices(self, vi: int):
         """What an ordinary completion is, for variant ``vi``: drawn text, one side of a direction's
         pair (with the pair's row), or the gold completion for the group's row."""
 
         def build():
             from hypothesis import strategies as st
 
-            from grpo_core.rewards.reward import completion_text
-            from grpo_core.checks.texts import texts
-
             variant = self.variants[vi]
             choices = [texts().map(lambda text: ("text", text, None))]
             for direction in self.spec.checks.directions:
                 choices.append(st.tuples(direction.pairs(variant.params), st.booleans()).map(
-                    lambda d: ("pair", completion_text(d[0][0] if d[1] else d[0][1]), self._columns(variant, d[0][2]))
+                    lambda d: ("pair", completion_text(d[0][0] if d[1] else d[0][1]), columns_of(variant, d[0][2]))
                 ))
             if self.spec.checks.gold_example is not None:
                 choices.append(st.just(("gold", None, None)))
@@ -97,25 +98,25 @@ class Inputs:
 
         return self._cached(("choices", vi), build)
 
-    def _item(self, vi: int, choice: tuple, columns: dict, prompt: str) -> Item:
+    def item(self, vi: int, choice: tuple, columns: dict, prompt: str) -> Item:
         kind, text, own_columns = choice
         if kind == "gold":
-            return self._gold_item(vi, columns, prompt)
+            return self.gold_item(vi, columns, prompt)
         return Item(text, own_columns if kind == "pair" else columns, prompt)
 
-    def _gold_item(self, vi: int, columns: dict, prompt: str) -> Item:
+    def gold_item(self, vi: int, columns: dict, prompt: str) -> Item:
         try:
-            gold = self.spec.checks.gold_example(self._by_name(vi, columns), self.variants[vi].params)
+            gold = self.spec.checks.gold_example(self.by_name(vi, columns), self.variants[vi].params)
         except Exception:
             gold = None  # the gold property reports this
         return Item(gold if isinstance(gold, str) else "", columns, prompt)
 
-    def _variant(self):
+    def variant(self):
         from hypothesis import strategies as st
 
         return self._cached("variant", lambda: st.sampled_from(range(len(self.variants))))
 
-    def _batches(self, min_size: int = 1, max_size: int = 3, shapes=("plain", "chat")):
+    def batches(self, min_size: int = 1, max_size: int = 3, shapes=("plain", "chat")):
         """(variant, items, shape): a group of completions sharing one row, as GRPO batches them."""
 
         def build():
@@ -125,19 +126,19 @@ class Inputs:
 
             @st.composite
             def batches(draw):
-                vi = draw(self._variant())
-                columns = draw(self._row(vi))
-                prompt = draw(self._prompts())
+                vi = draw(self.variant())
+                columns = draw(self.row(vi))
+                prompt = draw(self.prompts())
                 lists = self._cached(("lists", vi, min_size, max_size),
-                                     lambda: st.lists(self._choices(vi), min_size=min_size, max_size=max_size))
-                items = [self._item(vi, choice, columns, prompt) for choice in draw(lists)]
+                                     lambda: st.lists(self.choices(vi), min_size=min_size, max_size=max_size))
+                items = [self.item(vi, choice, columns, prompt) for choice in draw(lists)]
                 return vi, items, draw(shape_st)
 
             return batches()
 
         return self._cached(("batches", min_size, max_size, shapes), build)
 
-    def _per_variant(self, key: str, parts: Callable[[int], tuple]):
+    def per_variant(self, key: str, parts: Callable[[int], tuple]):
         """(variant, *drawn parts) where ``parts(vi)`` gives the strategies to draw for that variant."""
 
         def build():
@@ -145,18 +146,16 @@ class Inputs:
 
             @st.composite
             def drawn(draw):
-                vi = draw(self._variant())
+                vi = draw(self.variant())
                 return (vi, *(draw(strategy) for strategy in self._cached((key, vi), lambda: parts(vi))))
 
             return drawn()
 
         return self._cached(key, build)
 
-    # drawn without shrinking, for the audit
-
-    def _drawn(self, strategy, n: int, deadline: float = math.inf) -> list:
-        """Up to ``n`` examples drawn from ``strategy`` with the run's seed, without shrinking; fewer if
-        ``deadline`` passes first (at least one)."""
+    def drawn(self, strategy, n: int, deadline: float = math.inf) -> list:
+        """Up to ``n`` examples drawn from ``strategy`` with the run's seed, without shrinking (for the audit);
+        fewer if ``deadline`` passes first (at least one)."""
         from hypothesis import HealthCheck, Phase, Verbosity, given, settings
         from hypothesis import seed as seed_decorator
 
@@ -177,18 +176,16 @@ class Inputs:
             pass
         return drawn
 
-    def _prompted_rows(self, vi: int):
+    def prompted_rows(self, vi: int):
         """Strategy of (columns, prompt text): real rows with their prompts, rows from the reward's column_strategy
         (its optional ``prompt`` key is the prompt), or drawn columns (numbers or text that shows) with no prompt."""
         from hypothesis import strategies as st
 
-        from grpo_core.checks.texts import texts
-
         variant = self.variants[vi]
         if self.rows:
-            return st.sampled_from(self.rows).map(lambda row: (self._columns(variant, row), prompt_of(row)))
+            return st.sampled_from(self.rows).map(lambda row: (columns_of(variant, row), prompt_of(row)))
         if self.spec.checks.column_strategy is not None:
-            return self.spec.checks.column_strategy(variant.params).map(lambda row: (self._columns(variant, row), prompt_of(row)))
+            return self.spec.checks.column_strategy(variant.params).map(lambda row: (columns_of(variant, row), prompt_of(row)))
         # Drawn golds are numbers or text that shows: a blank gold would make the empty completion the right one.
         value = st.one_of(st.integers(-999, 999).map(str), texts(20).filter(lambda text: text.strip()))
         return st.fixed_dictionaries({source: value for source in set(variant.columns.values())}).map(

@@ -1,4 +1,6 @@
-"""The generic properties every reward is checked for, and the direction and gold properties a reward declares."""
+"""The generic properties every reward is checked for, and the direction and gold properties a reward declares.
+
+Each is a function ``(prop, subject, inputs, deadline) -> PropertyResult`` that ``catalogue`` registers."""
 
 from __future__ import annotations
 
@@ -6,8 +8,13 @@ import math
 import time
 
 from grpo_core.checks.display import clip_repr, first_line
-from grpo_core.checks.report import FAIL, PASS, SKIP, PropertyResult
-from grpo_core.checks.subject import Item
+from grpo_core.checks.inputs import Inputs, columns_of
+from grpo_core.checks.registry import Property
+from grpo_core.checks.results import FAIL, PASS, PropertyResult
+from grpo_core.checks.search import describe, search, violation
+from grpo_core.checks.subject import Item, RewardUnderTest
+from grpo_core.checks.texts import HOSTILE_TEXTS, hostile_texts
+from grpo_core.rewards.reward import Direction, completion_text
 
 
 def same_score(a, b) -> bool:
@@ -16,262 +23,286 @@ def same_score(a, b) -> bool:
     return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
 
 
-class GenericProperties:
-    """The generic, direction and gold properties, for RewardCheck."""
+def output(prop: Property, subject: RewardUnderTest, inputs: Inputs, deadline: float) -> PropertyResult:
+    counters = {"scored": 0, "fail": True, "reason": "the reward scored nothing: every generated completion "
+                "scored None, and a reward that never gives a score teaches nothing"}
 
-    def check_output(self, deadline: float) -> PropertyResult:
-        counters = {"scored": 0, "fail": True, "reason": "the reward scored nothing: every generated completion "
-                    "scored None, and a reward that never gives a score teaches nothing"}
+    def check(example):
+        vi, items, shape = example
+        outcome = subject.call(vi, items, shape)
+        for problem in subject.diagnose(vi, items, shape, outcome):
+            if problem.kind in ("raised", "output"):
+                at = items[problem.index].text if problem.index is not None else None
+                where = f" on {clip_repr(at)}" if at is not None else f" on a batch of {len(items)}"
+                verb = "raised " if problem.kind == "raised" else ""
+                raise violation(prop, subject, f"it {verb}{problem.detail}{where}", subject.example(vi, items, shape))
+        scores = outcome.scores
+        if outcome.raised is None and (not isinstance(scores, list) or len(scores) != len(items)
+                                       or any(s is not None and not isinstance(s, float) for s in scores)):
+            raise violation(prop, subject, f"the adapter returned {clip_repr(scores)} for {len(items)} completions",
+                            subject.example(vi, items, shape))
+        counters["scored"] += sum(s is not None for s in scores or [])
 
-        def check(example):
-            vi, items, shape = example
-            outcome = self.call(vi, items, shape)
-            for problem in self.diagnose(vi, items, shape, outcome):
-                if problem.kind in ("raised", "output"):
+    # Plain strings only: a crash on chat messages alone is the shapes property's finding.
+    return search("output", subject, inputs, inputs.batches(shapes=("plain",)), check, deadline, counters)
+
+
+def bounds(prop: Property, subject: RewardUnderTest, inputs: Inputs, deadline: float) -> PropertyResult:
+    counters = {"scored": 0}
+
+    def check(example):
+        vi, items, shape = example
+        outcome = subject.call(vi, items, shape)
+        if outcome.raised is not None or outcome.errors:
+            for problem in subject.diagnose(vi, items, shape, outcome):
+                if problem.kind == "non-finite":
                     at = items[problem.index].text if problem.index is not None else None
-                    where = f" on {clip_repr(at)}" if at is not None else f" on a batch of {len(items)}"
-                    verb = "raised " if problem.kind == "raised" else ""
-                    raise self._violation("output", f"it {verb}{problem.detail}{where}", self.example(vi, items, shape))
-            scores = outcome.scores
-            if outcome.raised is None and (not isinstance(scores, list) or len(scores) != len(items)
-                                           or any(s is not None and not isinstance(s, float) for s in scores)):
-                raise self._violation("output", f"the adapter returned {clip_repr(scores)} for {len(items)} completions",
-                                      self.example(vi, items, shape))
-            counters["scored"] += sum(s is not None for s in scores or [])
-
-        # Plain strings only: a crash on chat messages alone is the shapes property's finding.
-        result = self._hypothesis("output", self._batches(shapes=("plain",)), check, deadline, counters)
-        self._output_ok = result.status != FAIL
-        return result
-
-    def check_bounds(self, deadline: float) -> PropertyResult:
-        counters = {"scored": 0}
-
-        def check(example):
-            vi, items, shape = example
-            outcome = self.call(vi, items, shape)
-            if outcome.raised is not None or outcome.errors:
-                for problem in self.diagnose(vi, items, shape, outcome):
-                    if problem.kind == "non-finite":
-                        at = items[problem.index].text if problem.index is not None else None
-                        where = f" for {clip_repr(at)}" if at is not None else ""
-                        raise self._violation("bounds", f"it {problem.detail}{where}", self.example(vi, items, shape))
-            for item, score in zip(items, outcome.scores or []):
-                if score is None:
-                    continue
-                counters["scored"] += 1
-                if not (self.lo <= score <= self.hi):
-                    raise self._violation("bounds", f"{clip_repr(item.text)} scored {score!r}",
-                                          self.example(vi, items, shape, outcome.scores))
-
-        return self._hypothesis("bounds", self._batches(), check, deadline, counters)
-
-    def check_gold(self, deadline: float) -> PropertyResult:
-        if self.spec.checks.gold_example is None:
-            return self._result("gold", SKIP, "the reward declares no gold completion")
-        counters = {"scored": 0, "reason": "gold_example() gave no completion for any row drawn"}
-
-        def check(example):
-            vi, columns, prompt = example
-            params = self.variants[vi].params
-            try:
-                gold = self.spec.checks.gold_example(self._by_name(vi, columns), params)
-            except Exception as error:
-                raise self._violation("gold", f"gold_example() raised {type(error).__name__}: {error}",
-                                      self.example(vi, [Item("", columns, prompt)])) from None
-            if gold is None:
-                return
-            item = Item(gold, columns, prompt)
-            outcome = self.call(vi, [item])
-            score = (outcome.scores or [None])[0]
+                    where = f" for {clip_repr(at)}" if at is not None else ""
+                    raise violation(prop, subject, f"it {problem.detail}{where}", subject.example(vi, items, shape))
+        for item, score in zip(items, outcome.scores or []):
+            if score is None:
+                continue
             counters["scored"] += 1
-            if score is None or not math.isclose(score, self.hi, rel_tol=1e-9, abs_tol=1e-9):
-                detail = f"the gold completion {clip_repr(gold)} scored {score!r}"
-                if score is None and not (outcome.raised or outcome.errors):
-                    detail += " (not scorable): the reward cannot score its own gold example"
-                if score is None and (outcome.raised or outcome.errors):
-                    problems = self.diagnose(vi, [item], "plain", outcome)
-                    detail += f" (it raised {problems[0].detail})"
-                raise self._violation("gold", detail, self.example(vi, [item], scores=[score]))
+            if not (subject.lo <= score <= subject.hi):
+                raise violation(prop, subject, f"{clip_repr(item.text)} scored {score!r}",
+                                subject.example(vi, items, shape, outcome.scores))
 
-        strategy = self._per_variant("gold", lambda vi: (self._row(vi), self._prompts()))
-        return self._hypothesis("gold", strategy, check, deadline, counters)
+    return search("bounds", subject, inputs, inputs.batches(), check, deadline, counters)
 
-    def check_direction(self, direction, deadline: float) -> PropertyResult:
-        from grpo_core.rewards.reward import completion_text
 
-        prop = f"direction: {direction.description}"
-        counters = {"scored": 0, "fail": True,
-                    "reason": "no pair drawn could be compared: in every pair the better or the worse completion "
-                              "scored None, so the direction was never shown to hold"}
+def gold(prop: Property, subject: RewardUnderTest, inputs: Inputs, deadline: float) -> PropertyResult:
+    counters = {"scored": 0, "reason": "gold_example() gave no completion for any row drawn"}
 
-        def check(example):
-            vi, (better, worse, columns), prompt = example
-            columns = self._columns(self.variants[vi], columns)
-            items = [Item(completion_text(better), columns, prompt), Item(completion_text(worse), columns, prompt)]
-            outcome = self.call(vi, items)
-            if outcome.raised is not None or outcome.errors:
-                problems = [p for p in self.diagnose(vi, items, "plain", outcome) if p.kind != "non-finite"]
-                if problems:
-                    which = {0: "better ", 1: "worse "}.get(problems[0].index, "")
-                    raise self._violation("direction", f"scoring the {which}completion raised {problems[0].detail}",
-                                          self.example(vi, items), description=direction.description)
-            b, w = (outcome.scores or [None, None])[:2]
-            if b is None or w is None:  # a pair with an unscored side shows nothing, so it does not count as held
-                return
-            counters["scored"] += 1
-            ok = b > w if direction.strict else b >= w - 1e-9 * max(1.0, abs(w))
-            if not ok:
-                sign = "<=" if direction.strict else "<"
-                raise self._violation(
-                    "direction",
-                    f"better={clip_repr(items[0].text)} scored {b!r} {sign} worse={clip_repr(items[1].text)} scored {w!r}",
-                    self.example(vi, items, scores=[b, w]),
-                    description=direction.description,
+    def check(example):
+        vi, columns, prompt = example
+        params = subject.variants[vi].params
+        try:
+            gold = subject.spec.checks.gold_example(inputs.by_name(vi, columns), params)
+        except Exception as error:
+            raise violation(prop, subject, f"gold_example() raised {type(error).__name__}: {error}",
+                            subject.example(vi, [Item("", columns, prompt)])) from None
+        if gold is None:
+            return
+        item = Item(gold, columns, prompt)
+        outcome = subject.call(vi, [item])
+        score = (outcome.scores or [None])[0]
+        counters["scored"] += 1
+        if score is None or not math.isclose(score, subject.hi, rel_tol=1e-9, abs_tol=1e-9):
+            detail = f"the gold completion {clip_repr(gold)} scored {score!r}"
+            if score is None and not (outcome.raised or outcome.errors):
+                detail += " (not scorable): the reward cannot score its own gold example"
+            if score is None and (outcome.raised or outcome.errors):
+                problems = subject.diagnose(vi, [item], "plain", outcome)
+                detail += f" (it raised {problems[0].detail})"
+            raise violation(prop, subject, detail, subject.example(vi, [item], scores=[score]))
+
+    strategy = inputs.per_variant("gold", lambda vi: (inputs.row(vi), inputs.prompts()))
+    return search("gold", subject, inputs, strategy, check, deadline, counters)
+
+
+def direction(prop: Property, subject: RewardUnderTest, inputs: Inputs, deadline: float,
+              target: Direction) -> PropertyResult:
+    name = f"direction: {target.description}"
+    counters = {"scored": 0, "fail": True,
+                "reason": "no pair drawn could be compared: in every pair the better or the worse completion "
+                          "scored None, so the direction was never shown to hold"}
+
+    def check(example):
+        vi, (better, worse, columns), prompt = example
+        columns = columns_of(subject.variants[vi], columns)
+        items = [Item(completion_text(better), columns, prompt), Item(completion_text(worse), columns, prompt)]
+        outcome = subject.call(vi, items)
+        if outcome.raised is not None or outcome.errors:
+            problems = [p for p in subject.diagnose(vi, items, "plain", outcome) if p.kind != "non-finite"]
+            if problems:
+                which = {0: "better ", 1: "worse "}.get(problems[0].index, "")
+                raise violation(prop, subject, f"scoring the {which}completion raised {problems[0].detail}",
+                                subject.example(vi, items), description=target.description)
+        b, w = (outcome.scores or [None, None])[:2]
+        if b is None or w is None:  # a pair with an unscored side shows nothing, so it does not count as held
+            return
+        counters["scored"] += 1
+        ok = b > w if target.strict else b >= w - 1e-9 * max(1.0, abs(w))
+        if not ok:
+            sign = "<=" if target.strict else "<"
+            raise violation(
+                prop, subject,
+                f"better={clip_repr(items[0].text)} scored {b!r} {sign} worse={clip_repr(items[1].text)} scored {w!r}",
+                subject.example(vi, items, scores=[b, w]), description=target.description)
+
+    strategy = inputs.per_variant(name, lambda vi: (target.pairs(subject.variants[vi].params), inputs.prompts()))
+    return search(name, subject, inputs, strategy, check, deadline, counters)
+
+
+def deterministic(prop: Property, subject: RewardUnderTest, inputs: Inputs, deadline: float) -> PropertyResult:
+    counters = {"scored": 0}
+
+    def check(example):
+        vi, items, shape = example
+        first = subject.call(vi, items, shape)
+        second = subject.call(vi, items, shape)
+        if (first.raised is None) != (second.raised is None) or first.errors != second.errors:
+            raise violation(prop, subject, "it raised on one call and not on the other",
+                            subject.example(vi, items, shape))
+        for i, (a, b) in enumerate(zip(first.scores or [], second.scores or [])):
+            counters["scored"] += a is not None
+            if not same_score(a, b):
+                raise violation(prop, subject, f"{clip_repr(items[i].text)} scored {a!r}, then {b!r}",
+                                subject.example(vi, items, shape, scores=first.scores, second_scores=second.scores))
+
+    return search("deterministic", subject, inputs, inputs.batches(), check, deadline, counters)
+
+
+def batch_independent(prop: Property, subject: RewardUnderTest, inputs: Inputs, deadline: float) -> PropertyResult:
+    counters = {"scored": 0}
+
+    def check(example):
+        vi, items, shape = example
+        together = subject.call(vi, items, shape)
+        if together.raised is not None:
+            return
+        alone = [subject.call(vi, [item], shape) for item in items]
+        reverse = subject.call(vi, items[::-1], shape)
+        for i, item in enumerate(items):
+            a = alone[i].scores[0] if alone[i].scores else None
+            b = together.scores[i]
+            r = reverse.scores[len(items) - 1 - i] if reverse.scores else b
+            counters["scored"] += a is not None
+            for other, where in ((b, f"in a batch of {len(items)}"), (r, "in the same batch reversed")):
+                if not same_score(a, other):
+                    raise violation(
+                        prop, subject,
+                        f"{clip_repr(item.text)} scored {a!r} alone but {other!r} {where}; if that is intended "
+                        f"(scores relative to the group), declare RewardSpec(group_relative=True)",
+                        subject.example(vi, items, shape, scores=together.scores,
+                                        alone_scores=[o.scores[0] if o.scores else None for o in alone]),
+                    )
+
+    return search("batch-independent", subject, inputs, inputs.batches(min_size=2), check, deadline, counters)
+
+
+def needs_determinism(subject: RewardUnderTest) -> str:
+    """Why not to compare calls: scores that are not deterministic make the comparison say nothing."""
+    if subject.status("deterministic") == FAIL:
+        return "not run: scores are not deterministic (see deterministic), so comparing calls says nothing"
+    return ""
+
+
+def batch_skip(subject: RewardUnderTest) -> str:
+    if subject.spec.group_relative:
+        return "the reward declares group_relative=True: its scores depend on the batch by design"
+    return needs_determinism(subject)
+
+
+def shapes(prop: Property, subject: RewardUnderTest, inputs: Inputs, deadline: float) -> PropertyResult:
+    counters = {"scored": 0}
+
+    def check(example):
+        vi, items, _ = example
+        plain = subject.call(vi, items, "plain")
+        chat = subject.call(vi, items, "chat")
+        if plain.raised is not None and chat.raised is not None:
+            return
+        for broken, fine, shape in ((chat, plain, "chat"), (plain, chat, "plain")):
+            if broken.raised is not None or broken.errors > fine.errors:
+                problems = subject.diagnose(vi, items, shape, broken)
+                other = "plain strings" if shape == "chat" else "chat messages"
+                raise violation(
+                    prop, subject,
+                    f"{'chat-shaped' if shape == 'chat' else 'plain-string'} input raised {problems[0].detail}, "
+                    f"while {other} scored {fine.scores!r}",
+                    subject.example(vi, items, shape),
+                )
+        for i, (a, b) in enumerate(zip(plain.scores, chat.scores)):
+            counters["scored"] += a is not None
+            if not same_score(a, b):
+                raise violation(
+                    prop, subject, f"{clip_repr(items[i].text)} scored {a!r} as a plain string but {b!r} as a chat message",
+                    subject.example(vi, items, "plain", scores=plain.scores, chat_scores=chat.scores),
                 )
 
-        strategy = self._per_variant(prop, lambda vi: (direction.pairs(self.variants[vi].params), self._prompts()))
-        return self._hypothesis(prop, strategy, check, deadline, counters)
+    return search("shapes", subject, inputs, inputs.batches(shapes=("plain",)), check, deadline, counters)
 
-    def check_deterministic(self, deadline: float) -> PropertyResult:
-        counters = {"scored": 0}
 
-        def check(example):
-            vi, items, shape = example
-            first = self.call(vi, items, shape)
-            second = self.call(vi, items, shape)
-            if (first.raised is None) != (second.raised is None) or first.errors != second.errors:
-                raise self._violation("deterministic", "it raised on one call and not on the other",
-                                      self.example(vi, items, shape))
-            for i, (a, b) in enumerate(zip(first.scores or [], second.scores or [])):
-                counters["scored"] += a is not None
-                if not same_score(a, b):
-                    raise self._violation("deterministic", f"{clip_repr(items[i].text)} scored {a!r}, then {b!r}",
-                                          self.example(vi, items, shape, scores=first.scores, second_scores=second.scores))
+def hostile(prop: Property, subject: RewardUnderTest, inputs: Inputs, deadline: float) -> PropertyResult:
+    from hypothesis import find, settings
 
-        return self._hypothesis("deterministic", self._batches(), check, deadline, counters)
+    started = time.monotonic()
+    try:
+        if inputs.rows:
+            columns = columns_of(subject.reward, inputs.rows[0])
+        else:  # the simplest valid row
+            columns = find(inputs.row(0), lambda row: True, settings=settings(database=None))
+    except Exception as error:
+        return subject.result("hostile", FAIL, f"the check could not run: the reward's column_strategy raised "
+                                               f"{type(error).__name__}: {first_line(error)}")
+    kinds = ("raised", "output") if subject.status("output") != FAIL else ("raised",)  # else output said it
+    fixed = [Item(text, columns, "", label) for label, text in HOSTILE_TEXTS]
 
-    def check_batch(self, deadline: float) -> PropertyResult:
-        counters = {"scored": 0}
+    def out_of_bounds(items, outcome):
+        for index, score in enumerate(outcome.scores or []):
+            if score is not None and not (subject.lo <= score <= subject.hi):
+                return index, f"scored {score!r}, outside the declared bounds ({subject.lo}, {subject.hi})"
+        return None
 
-        def check(example):
-            vi, items, shape = example
-            together = self.call(vi, items, shape)
-            if together.raised is not None:
-                return
-            alone = [self.call(vi, [item], shape) for item in items]
-            reverse = self.call(vi, items[::-1], shape)
-            for i, item in enumerate(items):
-                a = alone[i].scores[0] if alone[i].scores else None
-                b = together.scores[i]
-                r = reverse.scores[len(items) - 1 - i] if reverse.scores else b
-                counters["scored"] += a is not None
-                for other, where in ((b, f"in a batch of {len(items)}"), (r, "in the same batch reversed")):
-                    if not same_score(a, other):
-                        raise self._violation(
-                            "batch-independent",
-                            f"{clip_repr(item.text)} scored {a!r} alone but {other!r} {where}; if that is intended "
-                            f"(scores relative to the group), declare RewardSpec(group_relative=True)",
-                            self.example(vi, items, shape, scores=together.scores,
-                                         alone_scores=[o.scores[0] if o.scores else None for o in alone]),
-                        )
+    # Items under a hard timeout go to the adapter together, as its worker pool overlaps them (in pairs
+    # when time is short, so the deadline is looked at between them); others go one by one.
+    size = 1 if subject.spec.timeout is None else len(fixed) if deadline == math.inf else 2
+    groups = [fixed[i:i + size] for i in range(0, len(fixed), size)]
+    checked = 0
+    for group in groups:
+        if time.monotonic() > deadline:
+            return subject.result("hostile", PASS, f"stopped after {checked} of {len(fixed)} fixed hostile texts: "
+                                                   "the time budget was spent", examples=checked)
+        outcome = subject.call(0, group)
+        for problem in subject.diagnose(0, group, "plain", outcome):
+            if problem.kind in kinds:
+                item = group[problem.index or 0]
+                verb = "raised " if problem.kind == "raised" else ""
+                return subject.result(
+                    "hostile", FAIL,
+                    f"hostile violated: {describe(prop, subject)}; on {item.label} it {verb}{problem.detail}",
+                    subject.example(0, [item]), checked + 1)
+        bad = out_of_bounds(group, outcome)
+        if bad is not None:
+            item = group[bad[0]]
+            return subject.result("hostile", FAIL,
+                                  f"hostile violated: {describe(prop, subject)}; on {item.label} it {bad[1]}",
+                                  subject.example(0, [item], scores=outcome.scores), checked + 1)
+        checked += len(group)
 
-        return self._hypothesis("batch-independent", self._batches(min_size=2), check, deadline, counters)
+    def check(example):
+        vi, text, columns = example
+        item = Item(text, columns, text[:50])
+        outcome = subject.call(vi, [item])
+        for problem in subject.diagnose(vi, [item], "plain", outcome):
+            if problem.kind in kinds:
+                verb = "raised " if problem.kind == "raised" else ""
+                raise violation(prop, subject, f"on {clip_repr(text)} it {verb}{problem.detail}",
+                                subject.example(vi, [item]))
+        bad = out_of_bounds([item], outcome)
+        if bad is not None:
+            raise violation(prop, subject, f"on {clip_repr(text)} it {bad[1]}",
+                            subject.example(vi, [item], scores=outcome.scores))
 
-    def check_shapes(self, deadline: float) -> PropertyResult:
-        counters = {"scored": 0}
+    nasty = hostile_texts(include_fixed=False)
+    strategy = inputs.per_variant("hostile", lambda vi: (nasty, inputs.row(vi)))
+    result = search("hostile", subject, inputs, strategy, check, deadline)
+    result.examples += checked
+    result.seconds = time.monotonic() - started
+    return result
 
-        def check(example):
-            vi, items, _ = example
-            plain = self.call(vi, items, "plain")
-            chat = self.call(vi, items, "chat")
-            if plain.raised is not None and chat.raised is not None:
-                return
-            for broken, fine, shape in ((chat, plain, "chat"), (plain, chat, "plain")):
-                if broken.raised is not None or broken.errors > fine.errors:
-                    problems = self.diagnose(vi, items, shape, broken)
-                    other = "plain strings" if shape == "chat" else "chat messages"
-                    raise self._violation(
-                        "shapes",
-                        f"{'chat-shaped' if shape == 'chat' else 'plain-string'} input raised {problems[0].detail}, "
-                        f"while {other} scored {fine.scores!r}",
-                        self.example(vi, items, shape),
-                    )
-            for i, (a, b) in enumerate(zip(plain.scores, chat.scores)):
-                counters["scored"] += a is not None
-                if not same_score(a, b):
-                    raise self._violation(
-                        "shapes", f"{clip_repr(items[i].text)} scored {a!r} as a plain string but {b!r} as a chat message",
-                        self.example(vi, items, "plain", scores=plain.scores, chat_scores=chat.scores),
-                    )
 
-        return self._hypothesis("shapes", self._batches(shapes=("plain",)), check, deadline, counters)
-
-    def check_hostile(self, deadline: float) -> PropertyResult:
-        from hypothesis import find, settings
-
-        from grpo_core.checks.texts import HOSTILE_TEXTS, hostile_texts
-
-        started = time.monotonic()
-        try:
-            if self.rows:
-                columns = self._columns(self.reward, self.rows[0])
-            else:  # the simplest valid row
-                columns = find(self._row(0), lambda row: True, settings=settings(database=None))
-        except Exception as error:
-            return self._result("hostile", FAIL, f"the check could not run: the reward's column_strategy raised "
-                                                 f"{type(error).__name__}: {first_line(error)}")
-        kinds = ("raised", "output") if self._output_ok else ("raised",)
-        fixed = [Item(text, columns, "", label) for label, text in HOSTILE_TEXTS]
-
-        def out_of_bounds(items, outcome):
-            for index, score in enumerate(outcome.scores or []):
-                if score is not None and not (self.lo <= score <= self.hi):
-                    return index, f"scored {score!r}, outside the declared bounds ({self.lo}, {self.hi})"
-            return None
-        # Items under a hard timeout go to the adapter together, as its worker pool overlaps them (in pairs
-        # when time is short, so the deadline is looked at between them); others go one by one.
-        size = 1 if self.spec.timeout is None else len(fixed) if deadline == math.inf else 2
-        groups = [fixed[i:i + size] for i in range(0, len(fixed), size)]
-        checked = 0
-        for group in groups:
-            if time.monotonic() > deadline:
-                return self._result("hostile", PASS, f"stopped after {checked} of {len(fixed)} fixed hostile texts: "
-                                                     "the time budget was spent", examples=checked)
-            outcome = self.call(0, group)
-            for problem in self.diagnose(0, group, "plain", outcome):
-                if problem.kind in kinds:
-                    item = group[problem.index or 0]
-                    verb = "raised " if problem.kind == "raised" else ""
-                    return self._result(
-                        "hostile", FAIL,
-                        f"hostile violated: {self._describe('hostile')}; on {item.label} it {verb}{problem.detail}",
-                        self.example(0, [item]), checked + 1)
-            bad = out_of_bounds(group, outcome)
-            if bad is not None:
-                item = group[bad[0]]
-                return self._result("hostile", FAIL,
-                                    f"hostile violated: {self._describe('hostile')}; on {item.label} it {bad[1]}",
-                                    self.example(0, [item], scores=outcome.scores), checked + 1)
-            checked += len(group)
-
-        def check(example):
-            vi, text, columns = example
-            item = Item(text, columns, text[:50])
-            outcome = self.call(vi, [item])
-            for problem in self.diagnose(vi, [item], "plain", outcome):
-                if problem.kind in kinds:
-                    verb = "raised " if problem.kind == "raised" else ""
-                    raise self._violation("hostile", f"on {clip_repr(text)} it {verb}{problem.detail}",
-                                          self.example(vi, [item]))
-            bad = out_of_bounds([item], outcome)
-            if bad is not None:
-                raise self._violation("hostile", f"on {clip_repr(text)} it {bad[1]}",
-                                      self.example(vi, [item], scores=outcome.scores))
-
-        nasty = hostile_texts(include_fixed=False)
-        strategy = self._per_variant("hostile", lambda vi: (nasty, self._row(vi)))
-        result = self._hypothesis("hostile", strategy, check, deadline)
-        result.examples += checked
-        result.seconds = time.monotonic() - started
-        return result
+def time_limit(prop: Property, subject: RewardUnderTest, inputs: Inputs, deadline: float) -> PropertyResult:
+    """Whether a call hung past its limit while the other properties ran (the hang stopped them)."""
+    hung = subject.hung
+    if hung is not None:
+        what = "no score" if hung.items == 1 else f"no scores for a batch of {hung.items}"
+        message = (f"time violated: {describe(prop, subject)}; {what} after {hung.seconds:.1f} s. "
+                   f"Make it faster, or declare RewardSpec(timeout=...) so it runs under a hard limit")
+        return subject.result("time", FAIL, message, hung.example)
+    message = ""
+    if subject.timeouts:
+        message = (f"{subject.timeouts} completion{'s' * (subject.timeouts != 1)} hit the reward's own "
+                   f"{subject.reward.timeout:g} s timeout and scored None")
+    return subject.result("time", PASS, message)

@@ -10,7 +10,11 @@ from typing import Callable
 
 from grpo_core.checks.display import clip, clip_repr
 from grpo_core.checks.executor import Executor, Hung
-from grpo_core.rewards.reward import Reward, RewardSpec
+from grpo_core.checks.results import PropertyResult
+from grpo_core.checks.texts import as_chat, token_ids
+from grpo_core.errors import RewardError
+from grpo_core.rewards.reward import Reward, RewardSpec, call_arguments
+from grpo_core.rewards.timeout import TIMEOUT, Failure, get_pool
 
 DEFAULT_ITEM_TIMEOUT_S = 2.0
 MAX_PARAM_VARIANTS = 12
@@ -49,8 +53,6 @@ def adapter_call(spec: RewardSpec, params: dict, kwargs: dict):
     try:
         scores = Reward(spec, params)(**kwargs, log_metric=log_metric)
     except Exception as error:
-        from grpo_core.errors import RewardError
-
         return None, metrics, str(error) if isinstance(error, RewardError) else f"{type(error).__name__}: {error}"
     return scores, metrics, None
 
@@ -128,33 +130,40 @@ def param_variants(reward: Reward) -> list[Reward]:
 
 
 class RewardUnderTest:
-    """One reward and its parameter variants, called as TRL calls it under the executor's deadline."""
+    """One reward and its parameter variants, called as TRL calls it under the executor's deadline, and what the
+    properties found on it so far (``results``, the hang that stopped them, the items its own timeout cut)."""
 
-    def __init__(self, reward: Reward, max_examples: int, seed: int, rows, vary_params: bool, item_timeout_s: float):
+    def __init__(self, reward: Reward, vary_params: bool = True, item_timeout_s: float = DEFAULT_ITEM_TIMEOUT_S):
         self.reward = reward
         self.spec = reward.spec
         self.name = reward.spec.name
-        self.max_examples = max(1, int(max_examples))
-        self.seed = seed
-        self.rows = rows
         self.item_timeout_s = item_timeout_s
         self.executor = Executor(self.spec)
         self.variants = [reward] + (param_variants(reward) if vary_params else [])
         self._portable = [self.executor.portable(v.spec) for v in self.variants]
         self._accepted = set(inspect.signature(self.spec.func).parameters)
-        self._strategies: dict = {}
-        self.timeouts = 0
-        self._output_ok = True  # hostile reports wrong types only when output has not already
         self.lo, self.hi = (float(b) for b in self.spec.bounds)
+        self.timeouts = 0
+        self.hung: Hung | None = None
+        self.results: list[PropertyResult] = []
 
     def close(self) -> None:
         self.executor.close()
 
+    def result(self, prop: str, status: str, message: str = "", counterexample=None, examples: int = 0,
+               note: str = "") -> PropertyResult:
+        return PropertyResult(self.name, prop, status, message, counterexample, examples, note=note)
+
+    def status(self, prop: str) -> str | None:
+        """The status of property ``prop`` on this reward so far, None if it has not run."""
+        return next((r.status for r in self.results if r.property == prop), None)
+
+    def time_limit(self) -> float:
+        return self.reward.timeout if self.reward.timeout is not None else self.item_timeout_s
+
     # calling
 
     def _parts(self, variant: Reward, items: list[Item], shape: str) -> dict:
-        from grpo_core.checks.texts import as_chat, token_ids
-
         texts = [it.text for it in items]
         if shape == "chat":
             completions = [as_chat(t) for t in texts]
@@ -193,8 +202,6 @@ class RewardUnderTest:
         return Outcome(scores, int(metrics.get(f"rewards/{self.name}/errors", 0)), timeouts, raised)
 
     def _direct(self, vi: int, parts: dict, index: int | None) -> tuple[str, str]:
-        from grpo_core.rewards.reward import call_arguments
-
         variant = self.variants[vi]
         columns = {name: parts["columns"][source] for name, source in variant.columns.items()}
         # The same call the adapter makes in training, so a failure here is the reward's own.
@@ -202,8 +209,6 @@ class RewardUnderTest:
                                       parts["ids"], index)
         call = (self.spec.func, self.spec.batched, args, kwargs)
         if variant.timeout is not None and index is not None:
-            from grpo_core.rewards.timeout import TIMEOUT, Failure, get_pool
-
             result = get_pool().map(direct_call, [(call, {})], variant.timeout + 1.0)[0]
             if result is TIMEOUT:
                 return "timeout", ""

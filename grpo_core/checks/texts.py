@@ -1,15 +1,16 @@
 """What the checks draw completions from: text fragments, the hostile texts, and hypothesis strategies.
 
-Public through ``grpo_core.testing``. It imports hypothesis, so the checks import it only inside the
-functions that draw.
+Public through ``grpo_core.testing``. Hypothesis is imported inside the functions that build strategies, so the
+checks (which worker processes import) and ``grpo-run --help`` load it only when something is drawn.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-from hypothesis import strategies as st
+if TYPE_CHECKING:
+    from hypothesis import strategies as st
 
 # Pieces of the texts rewards look at (tags, answers, JSON, LaTeX), so drawn text hits real code paths.
 FRAGMENTS = (
@@ -24,6 +25,8 @@ FRAGMENTS = (
 
 def texts(max_size: int = 60) -> st.SearchStrategy[str]:
     """Ordinary completion text: arbitrary unicode, or a mix of tags, numbers, JSON and LaTeX."""
+    from hypothesis import strategies as st
+
     pieces = st.one_of(st.sampled_from(FRAGMENTS), st.text(max_size=4))
     return st.one_of(
         st.text(max_size=max_size),
@@ -38,6 +41,8 @@ def as_chat(text: str, role: str = "assistant") -> list[dict]:
 
 def completions(text: st.SearchStrategy[str] | None = None) -> st.SearchStrategy[Any]:
     """Completions in both shapes TRL produces: plain strings and ``[{"role": "assistant", ...}]``."""
+    from hypothesis import strategies as st
+
     text = texts() if text is None else text
     return text.flatmap(lambda t: st.sampled_from([t, as_chat(t)]))
 
@@ -92,6 +97,8 @@ def hostile_texts(include_fixed: bool = True) -> st.SearchStrategy[str]:
 
     ``include_fixed=False`` draws only the random kind (for when the fixed list is checked apart).
     """
+    from hypothesis import strategies as st
+
     nasty = st.characters(codec=None, exclude_categories=())  # surrogates and controls included
     pieces = st.one_of(st.sampled_from(FRAGMENTS), st.text(alphabet=nasty, max_size=6))
     random_kind = [st.text(alphabet=nasty, max_size=80), st.lists(pieces, max_size=30).map("".join)]
@@ -111,6 +118,8 @@ def ranked_pairs(
     ``render`` turns a value into a completion; ``columns`` (a dict or a strategy of dicts) is
     passed along unchanged. Ties are allowed, so use with a non-strict Direction.
     """
+    from hypothesis import strategies as st
+
     cols = columns if isinstance(columns, st.SearchStrategy) else st.just(dict(columns or {}))
 
     def order(drawn):
@@ -127,12 +136,16 @@ def edited_pairs(
     columns: dict | st.SearchStrategy[dict] | None = None,
 ) -> st.SearchStrategy[tuple[str, str, dict]]:
     """Direction pairs ``(edit(text), text, columns)``: the edit (e.g. adding a missing tag) never hurts."""
+    from hypothesis import strategies as st
+
     cols = columns if isinstance(columns, st.SearchStrategy) else st.just(dict(columns or {}))
     return st.tuples(base, cols).map(lambda drawn: (edit(drawn[0]), drawn[0], drawn[1]))
 
 
 def json_values(max_leaves: int = 10) -> st.SearchStrategy[Any]:
     """JSON-serialisable values (for rewards about JSON)."""
+    from hypothesis import strategies as st
+
     leaves = st.none() | st.booleans() | st.integers(-1000, 1000) | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8)
     return st.recursive(
         leaves,
