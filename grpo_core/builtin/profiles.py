@@ -7,6 +7,7 @@ import it when a profile is used. Every profile keeps ``per_device_train_batch_s
 
 from __future__ import annotations
 
+from grpo_core.plugins import get_registry
 from grpo_core.specs import ProfileSpec
 
 GIB = 1024**3
@@ -251,8 +252,6 @@ def pick_auto() -> tuple[str, str]:
 
 def describe_profile(name: str) -> dict:
     """One profile as plain data; a profile that picks another shows the pick on this machine and why."""
-    from grpo_core.plugins import get_registry
-
     registry = get_registry()
     profile = registry.profile(name)
     result = {"name": profile.name, "description": profile.description, "distribution": profile.distribution}

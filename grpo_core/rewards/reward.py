@@ -15,6 +15,7 @@ from grpo_core.plugins import get_registry
 from grpo_core.rewards.unscored import Unscored  # noqa: F401  (public as grpo_core.Unscored)
 from grpo_core.rewards.declared import Direction  # noqa: F401  (grpo_core.rewards.reward.Direction, as before)
 from grpo_core.rewards.declared import RewardChecks  # noqa: F401  (grpo_core.rewards.reward.RewardChecks, as before)
+from grpo_core.rewards.timeout import TIMEOUT, Failure, get_pool
 from grpo_core.specs import RewardSpec, check_timeout  # noqa: F401  (grpo_core.rewards.reward.RewardSpec, as before)
 
 
@@ -153,8 +154,6 @@ class Reward:
         texts, columns, prompts, completion_ids = call
         calls = [call_arguments(self.spec, self.params, texts, columns, prompts, completion_ids, i) for i in range(n)]
         if self.timeout is not None and n:
-            from grpo_core.rewards.timeout import TIMEOUT, Failure, get_pool
-
             raw = get_pool().map(self.spec.func, calls, self.timeout)
             outcomes = [
                 ("timeout", None) if r is TIMEOUT else ("error", r.error) if isinstance(r, Failure) else ("ok", r)

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any, Callable
 
+from grpo_core.rewards.unscored import Unscored
+
 TIMEOUT = object()  # sentinel result for an item that missed its deadline
 LOAD_ALLOWANCE = 120.0  # seconds a fresh worker may spend importing a reward's module (sympy and the like)
 
@@ -200,8 +202,6 @@ def run_with_timeouts(func: Callable, calls: list[tuple[tuple, dict]], seconds: 
     that raised. Works from any thread. ``func`` and its arguments must be picklable (a module-level
     function). ``GRPO_REWARD_WORKERS`` sets the number of workers. Public as ``grpo_core.run_with_timeouts``.
     """
-    from grpo_core.rewards.unscored import Unscored
-
     results = get_pool().map(func, calls, seconds)
     return [
         Unscored("timeout", f"took longer than {seconds:g} s") if result is TIMEOUT

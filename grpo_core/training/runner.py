@@ -13,6 +13,7 @@ from grpo_core.builtin.datasets import check_columns
 from grpo_core.errors import GrpoError
 from grpo_core.plugins import get_registry
 from grpo_core.rewards.reward import load_rewards
+from grpo_core.rundir import outputs
 from grpo_core.rundir.record import describe
 from grpo_core.settings.layers import flag_layer, settings_from_options  # noqa: F401  (imported from here)
 from grpo_core.training import launch, stages, trainer
@@ -90,8 +91,6 @@ def _warn_trained_rows(run, n: int, log) -> None:
 
 def _compare(run, n: int) -> None:
     """Score the base model and the trained one on the same held-out prompts, then show the training trend."""
-    from grpo_core.rundir import outputs  # the module imports transformers at its top
-
     output_dir = Path(run.grpo["output_dir"])
     final = str(output_dir / "final")
     if not Path(final).is_dir():  # interrupted: nothing to compare yet

@@ -49,8 +49,6 @@ class Staged:
 
 def read_stages(config_file: str | None, only: str | None = None) -> Staged | None:
     """The config file's stages, checked (None for a file without ``stages:``); UsageError for a bad stage list."""
-    from grpo_core.settings.layers import file_layer, read_config_file
-
     data = read_config_file(config_file) if config_file is not None else {}
     declared = data.get("stages")
     if declared is None:
