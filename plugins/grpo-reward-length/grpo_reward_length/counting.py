@@ -17,7 +17,8 @@ The rule, in order:
 5. A character inside a stretch of ``REPEAT_SPAN`` or more characters that already appeared
    earlier in what is left counts nothing, as a compressor copies it instead of storing it:
    ``'a' * 199 + 'b'`` counts 2, a sentence repeated with its last character changed counts
-   about one copy.
+   about one copy. So do fewer than ``EDIT_GAP`` characters between two such stretches: a sentence
+   repeated with one letter changed in each copy counts about one copy too.
 
 Everything here is linear in the text or bounded: the shortest repeated unit of a long
 segment is found with ``str.find`` on the doubled segment, and rule 5 looks each stretch of
@@ -34,6 +35,7 @@ BLANK_FILLERS = "\u115f\u1160\u3164\uffa0\u2800"
 # Ordinary text seldom repeats 32 characters: of the passages in benchmarks/bench_length.py, 62 of 4,811
 # at 200 characters and 191 of 3,583 at 1,000 lose more than 0.05 of score, by repeating a phrase or a rule.
 REPEAT_SPAN = 32
+EDIT_GAP = 8  # fewer characters than this between two copied stretches are an edit of a copy, counted as copied
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]+")
 KMP_LIMIT = 20_000  # segments up to this long also lose a final, cut-short copy of their unit
 
@@ -122,15 +124,19 @@ def symbols(text: str) -> str:
                    for cluster in regex.findall(r"\X", text))
 
 
-def copied_chars(text: str, span: int = REPEAT_SPAN) -> int:
-    """Characters of ``text`` inside a stretch of ``span`` or more that already appeared earlier (rule 5).
+def copied_chars(text: str, span: int = REPEAT_SPAN, gap: int = EDIT_GAP) -> int:
+    """Characters of ``text`` inside a stretch of ``span`` or more that already appeared earlier, or in a gap of
+    fewer than ``gap`` characters between two such stretches (rule 5).
 
-    A stretch may overlap the earlier one it copies, as in ``aaaa``: a compressor copies those too.
+    A stretch may overlap the earlier one it copies, as in ``aaaa``: a compressor copies those too. A short
+    gap between copies is an edit of one copy, as in a sentence repeated with one letter changed each time.
     """
     first: dict[str, int] = {}
-    copied, end = 0, 0
+    copied, end = 0, -1  # end: where the last copied stretch ended (-1: none yet)
     for start in range(len(text) - span + 1):
         if first.setdefault(text[start : start + span], start) != start:
+            if end >= 0 and 0 < start - end < gap:
+                copied += start - end  # the edit between two copies
             copied += start + span - max(start, end)  # only what an earlier copied stretch did not cover
             end = start + span
     return copied

@@ -81,3 +81,10 @@ def test_property_suite_passes():
 def test_gold_completion_scores_the_top_bound():
     params = SPEC.resolve({"target": 37})
     assert length_reward(SPEC.checks.gold_example({}, params), **params) == 1.0
+
+
+def test_a_sentence_repeated_with_one_letter_changed_in_each_copy_counts_about_one_copy():
+    near_repeat = " ".join(f"This step restates what was said befor{letter}." for letter in "abcdefghijklmnopqrstuvwxy")
+    params = SPEC.resolve({"target": 100})
+    assert len(near_repeat) > 1000
+    assert length_reward(near_repeat, **params) < 0.5  # it scored 0.66: each changed letter counted as new text
