@@ -84,7 +84,7 @@ def _import_now(spec: Any, *fields: str) -> None:
             value.__wrapped__
 
 
-def check_timeout(seconds: Any, where: str) -> None:
+def validate_timeout(seconds: Any, where: str) -> None:
     """Raise a UsageError unless ``seconds`` is a positive, finite number (nan never fires, inf overflows)."""
     ok = isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and math.isfinite(seconds) and seconds > 0
     if not ok:
@@ -149,9 +149,9 @@ class RewardSpec:
         _import_now(self, "func", "validate", "observe")
         resolved = resolve_params(self.params, params, f"reward '{self.name}'")
         if self.timeout is not None:
-            check_timeout(self.timeout, f"reward '{self.name}' declares RewardSpec(timeout=...)")
+            validate_timeout(self.timeout, f"reward '{self.name}' declares RewardSpec(timeout=...)")
             if resolved.get("timeout") is not None:
-                check_timeout(resolved["timeout"], f"reward '{self.name}': parameter 'timeout'")
+                validate_timeout(resolved["timeout"], f"reward '{self.name}': parameter 'timeout'")
         if self.validate is not None:
             try:
                 self.validate(resolved)

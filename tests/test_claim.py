@@ -47,8 +47,8 @@ def trained(monkeypatch):
 
 def test_a_resumed_run_finds_its_checkpoint_once_and_hands_it_to_the_trainer(resumed, trained, monkeypatch):
     checked = []
-    check = claim.check_resumable
-    monkeypatch.setattr(claim, "check_resumable", lambda *a, **k: checked.append(a) or check(*a, **k))
+    check = claim.validate_resumable
+    monkeypatch.setattr(claim, "validate_resumable", lambda *a, **k: checked.append(a) or check(*a, **k))
     held = claim.claim_outputs(resumed)
     try:
         trainer.train(resumed, log=lambda m: None, claim=held)
@@ -64,7 +64,7 @@ def test_a_launched_process_resumes_the_checkpoint_the_launching_process_checked
     out = resumed.grpo["output_dir"]
     monkeypatch.setenv(launch.LAUNCHED_ENV, "1")
     monkeypatch.setenv(launch.CHECKPOINT_ENV, f"{out}/checkpoint-1")  # not the last: handed on, not found again
-    monkeypatch.setattr(claim, "check_resumable", lambda *a, **k: pytest.fail("a launched process checks again"))
+    monkeypatch.setattr(claim, "validate_resumable", lambda *a, **k: pytest.fail("a launched process checks again"))
     trainer.train(resumed, log=lambda m: None)
     assert [str(c) for c in trained] == [f"{out}/checkpoint-1"]
 
@@ -81,9 +81,9 @@ def test_the_launcher_hands_the_checkpoint_to_the_processes_it_starts(monkeypatc
 
 def test_resume_and_overwrite_are_refused_together_by_one_rule_for_a_run_and_a_staged_run(tmp_path):
     with pytest.raises(Exception) as single:
-        folder.check_output_dir(tmp_path, resume=True, overwrite=True)
+        folder.validate_output_dir(tmp_path, resume=True, overwrite=True)
     with pytest.raises(Exception) as staged:
-        claim.check_staged(tmp_path, ["one"], ["one"], resume=True, overwrite=True)
+        claim.validate_staged(tmp_path, ["one"], ["one"], resume=True, overwrite=True)
     assert str(single.value) == str(staged.value) and "contradict each other" in str(single.value)
 
 

@@ -24,7 +24,7 @@ def demo_flags() -> list[str]:
 
 
 def test_the_demo_folder_of_a_finished_demo_is_accepted_again(tmp_path):
-    from grpo_core.rundir.folder import check_output_dir
+    from grpo_core.rundir.folder import validate_output_dir
 
     folder = tmp_path / "demo"
     (folder / "checkpoint-20").mkdir(parents=True)
@@ -32,7 +32,7 @@ def test_the_demo_folder_of_a_finished_demo_is_accepted_again(tmp_path):
     (folder / "final").mkdir()
     (folder / "run_config.yaml").write_text("max_steps: 20\n")
     flags = demo_flags()
-    check_output_dir(folder, resume="--resume" in flags, overwrite="--overwrite" in flags)
+    validate_output_dir(folder, resume="--resume" in flags, overwrite="--overwrite" in flags)
 
 
 @pytest.mark.slow

@@ -29,7 +29,7 @@ def test_removing_a_finished_runs_checkpoints_keeps_the_rest_and_says_so(tmp_pat
     assert "checkpoint-10, checkpoint-20" in message and "keep_checkpoints: true" in message
     assert sorted(p.name for p in tmp_path.iterdir()) == ["final", "metrics.jsonl"]
     with pytest.raises(UsageError, match="finished and its checkpoints were removed"):
-        folder.check_output_dir(tmp_path, resume=True, overwrite=False)
+        folder.validate_output_dir(tmp_path, resume=True, overwrite=False)
 
 
 def test_the_model_card_names_the_base_model_trl_cannot(tmp_path):

@@ -102,10 +102,10 @@ def test_hook_register_profiles(plugin):
 
 
 def test_hook_register_models(plugin):
-    from grpo_core.training.trainer import check_model_name, model_path as resolve_model
+    from grpo_core.training.trainer import validate_model_name, model_path as resolve_model
 
     assert listed("models")["alias-of-tiny"]["offline"] is False
-    check_model_name("alias-of-tiny")
+    validate_model_name("alias-of-tiny")
     assert resolve_model("alias-of-tiny") == "some/where"
 
 

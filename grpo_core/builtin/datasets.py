@@ -248,13 +248,13 @@ def _first_line(error: Exception) -> str:
     return text.splitlines()[0]
 
 
-def check_columns(dataset, rewards, dataset_name: str) -> None:
+def validate_columns(dataset, rewards, dataset_name: str) -> None:
     """Raise a UsageError when a selected reward reads a column the dataset lacks, or that is empty in some rows.
 
     A csv row with fewer fields than the header, or a json row without the key, reads as None there.
     """
     have = set(dataset.column_names)
-    _check_present(dataset, rewards, dataset_name, have)
+    _validate_present(dataset, rewards, dataset_name, have)
     for reward in rewards:
         for column, source in reward.columns.items():
             if column in reward.optional:  # read when present, and an empty cell means "none for this row"
@@ -269,7 +269,7 @@ def check_columns(dataset, rewards, dataset_name: str) -> None:
                 )
 
 
-def _check_present(dataset, rewards, dataset_name: str, have: set) -> None:
+def _validate_present(dataset, rewards, dataset_name: str, have: set) -> None:
     for reward in rewards:
         for column, source in reward.columns.items():
             if source not in have and column not in reward.optional:

@@ -11,7 +11,7 @@ import sys
 
 import click
 
-from grpo_core.builtin.datasets import check_columns
+from grpo_core.builtin.datasets import validate_columns
 from grpo_core.checks.executor import abandoned_calls
 from grpo_core.checks.report import format_report
 from grpo_core.checks.results import FAIL, SKIP, PropertyResult
@@ -110,7 +110,7 @@ def _dataset_rows(name: str, params: dict, selected: list, every: bool) -> tuple
     kept, unfit = [], []
     for reward in selected:
         try:
-            check_columns(data, [reward], name)
+            validate_columns(data, [reward], name)
             kept.append(reward)
         except UsageError as error:
             unfit.append((reward.__name__, f"not checked on dataset '{name}': {error}"))

@@ -77,7 +77,7 @@ def plugin_names(distribution: str, kind: str = "reward") -> PluginNames:
     return PluginNames(distribution, module, name)
 
 
-def _check_module_is_free(module: str) -> None:
+def _validate_module_is_free(module: str) -> None:
     import importlib.util
 
     try:
@@ -123,7 +123,7 @@ def write_plugin(distribution: str, kind: str = "reward", directory: str | Path 
     if kind not in KINDS:
         raise UsageError(f"unknown plugin kind '{kind}'; choose one of: {', '.join(KINDS)}")
     names = plugin_names(distribution, kind)
-    _check_module_is_free(names.module)
+    _validate_module_is_free(names.module)
     folder = Path(directory) if directory is not None else Path(distribution)
     if folder.exists() and not folder.is_dir():
         raise UsageError(f"'{folder}' is a file; give --dir a new or empty folder")

@@ -16,7 +16,7 @@ from grpo_core.rewards.unscored import Unscored  # noqa: F401  (public as grpo_c
 from grpo_core.rewards.declared import Direction  # noqa: F401  (grpo_core.rewards.reward.Direction, as before)
 from grpo_core.rewards.declared import RewardChecks  # noqa: F401  (grpo_core.rewards.reward.RewardChecks, as before)
 from grpo_core.rewards.timeout import TIMEOUT, Failure, get_pool
-from grpo_core.specs import RewardSpec, check_timeout  # noqa: F401  (grpo_core.rewards.reward.RewardSpec, as before)
+from grpo_core.specs import RewardSpec, validate_timeout  # noqa: F401  (grpo_core.rewards.reward.RewardSpec, as before)
 
 
 @functools.lru_cache(maxsize=256)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grpo_core.errors import UsageError
-from grpo_core.rundir.folder import (MEANING_FIELDS, RunLock, check_flags, check_output_dir, check_resumable,
+from grpo_core.rundir.folder import (MEANING_FIELDS, RunLock, validate_flags, validate_output_dir, validate_resumable,
                                      checkpoints, owned_outputs, remove_owned)
 from grpo_core.rundir.names import STAGED_ROOT_FILES, STATE_FILE
 from grpo_core.rundir.record import run_config
@@ -37,23 +37,23 @@ class Claim:
             self.lock = None
 
 
-def check_outputs(run) -> Claim:
+def validate_outputs(run) -> Claim:
     """The output folder of ``run`` (a ``trainer.ResolvedRun``) is free for it, or (--resume) holds this same run
     whole; the claim, with the checkpoint to resume from, not yet locked."""
     folder = Path(run.grpo["output_dir"])
-    checkpoint = check_output_dir(folder, run.settings.resume, run.settings.overwrite)
+    checkpoint = validate_output_dir(folder, run.settings.resume, run.settings.overwrite)
     if checkpoint is None:
         return Claim(folder)
     fields = grpo_defaults()
     defaults = {name: fields[name] for name in MEANING_FIELDS if name in fields}
-    return Claim(folder, check_resumable(checkpoint, run_config(run), run.grpo.get("max_steps"), defaults))
+    return Claim(folder, validate_resumable(checkpoint, run_config(run), run.grpo.get("max_steps"), defaults))
 
 
 def claim_outputs(run, log=print) -> Claim:
     """Lock the output folder for ``run`` and check it (before the dataset or model is loaded); the held claim."""
     claim = Claim(Path(run.grpo["output_dir"])).hold()
     try:
-        claim.checkpoint = check_outputs(run).checkpoint
+        claim.checkpoint = validate_outputs(run).checkpoint
     except BaseException:
         claim.release()
         raise
@@ -72,11 +72,11 @@ def replace_outputs(run, log=print) -> None:
 # --- a staged run: its root holds one folder per stage -----------------------------------------
 
 
-def check_staged(root: Path, stages: list[str], selected: list[str], resume: bool,
+def validate_staged(root: Path, stages: list[str], selected: list[str], resume: bool,
                  overwrite: bool) -> dict[str, tuple[bool, bool]]:
     """The selected stages to train, in order, each with the (resume, overwrite) its own folder gets, after checking
     ``root`` holds what --resume / --overwrite expect. A resumed stage with no checkpoint yet starts over."""
-    check_flags(resume, overwrite)
+    validate_flags(resume, overwrite)
     finished = read_state(root) if not overwrite else {}
     foreign = foreign_outputs(root, stages)
     if foreign and not overwrite:

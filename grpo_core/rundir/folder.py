@@ -58,7 +58,7 @@ def checkpoint_step(checkpoint: Path) -> int | None:
     return int(step) if name.startswith(CHECKPOINT_PREFIX) and step.isdigit() else None
 
 
-def check_is_folder(folder: str | Path) -> None:
+def validate_is_folder(folder: str | Path) -> None:
     """The output folder must be a folder, or not exist yet and not be inside a file."""
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
@@ -68,19 +68,19 @@ def check_is_folder(folder: str | Path) -> None:
         raise UsageError(f"output folder '{folder}' is inside '{parent}', which is a file; pass another --output-dir")
 
 
-def check_flags(resume: bool, overwrite: bool) -> None:
+def validate_flags(resume: bool, overwrite: bool) -> None:
     """--resume and --overwrite together say two things; a run (or a staged run) takes one."""
     if resume and overwrite:
         raise UsageError("--resume and --overwrite contradict each other; continue the run with --resume, "
                          "or start over with --overwrite")
 
 
-def check_output_dir(folder: str | Path, resume: bool, overwrite: bool) -> Path | None:
+def validate_output_dir(folder: str | Path, resume: bool, overwrite: bool) -> Path | None:
     """Refuse an output folder that holds another run's outputs unless --resume or --overwrite says what to do;
-    with --resume, the last checkpoint (not yet checked to be whole: see :func:`check_resumable`)."""
+    with --resume, the last checkpoint (not yet checked to be whole: see :func:`validate_resumable`)."""
     folder = Path(folder)
-    check_is_folder(folder)
-    check_flags(resume, overwrite)
+    validate_is_folder(folder)
+    validate_flags(resume, overwrite)
     found = owned_outputs(folder)
     if resume:
         last = checkpoints(folder)[-1:]
@@ -206,7 +206,7 @@ def write_atomic(path: Path, text: str) -> None:
 # --- what --resume may continue ---------------------------------------------------------------
 
 
-def check_resumable(checkpoint: Path, asked: dict, max_steps: int | None, defaults: dict | None = None) -> Path:
+def validate_resumable(checkpoint: Path, asked: dict, max_steps: int | None, defaults: dict | None = None) -> Path:
     """``checkpoint`` (the last of its folder) after checking it is whole and from the run ``asked`` for.
 
     ``asked`` is the run config the command line resolves to (as ``run_config.yaml`` stores it);
@@ -233,11 +233,11 @@ def check_resumable(checkpoint: Path, asked: dict, max_steps: int | None, defaul
             f"settings (grpo-run --config {saved_path} --resume), or start a new run with --overwrite or another "
             "--output-dir"
         )
-    step = check_checkpoint(checkpoint)
+    step = validate_checkpoint(checkpoint)
     if max_steps is not None and max_steps > 0 and step >= max_steps:
         raise UsageError(f"--resume: {checkpoint.name} is already at step {step} of max_steps={max_steps}; "
                          "raise --max-steps to train further")
-    check_metrics(folder / METRICS_FILE)
+    validate_metrics(folder / METRICS_FILE)
     return checkpoint
 
 
@@ -273,7 +273,7 @@ def _short(value) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def check_checkpoint(checkpoint: Path) -> int:
+def validate_checkpoint(checkpoint: Path) -> int:
     """The step of ``checkpoint`` after checking its files are whole; a UsageError naming the damaged file."""
     def damaged(name: str, why: str) -> UsageError:
         earlier = [p.name for p in checkpoints(checkpoint.parent) if p != checkpoint]
@@ -321,7 +321,7 @@ def _safetensors_problem(path: Path) -> str | None:
     return "truncated" if 8 + length + end > size else None
 
 
-def check_metrics(path: Path) -> None:
+def validate_metrics(path: Path) -> None:
     """A UsageError naming the first line of ``metrics.jsonl`` that is not a JSON record."""
     if not path.is_file():
         return

@@ -78,7 +78,7 @@ BOUNDS: dict[str, Bound] = {
 }
 
 
-def check_bound(name: str, value) -> str | None:
+def validate_bound(name: str, value) -> str | None:
     """None when ``value`` is within ``name``'s bound (or it has none); otherwise what is wrong and what to do."""
     bound = BOUNDS.get(name)
     if bound is None or bound.admits(value):

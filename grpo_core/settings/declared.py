@@ -20,7 +20,7 @@ from typing import Any
 import click
 
 from grpo_core.errors import UsageError
-from grpo_core.settings.bounds import check_bound
+from grpo_core.settings.bounds import validate_bound
 from grpo_core.settings.grpo_fields import _parse_field, _shown, field_table, grpo_defaults  # noqa: F401  (imported from here)
 from grpo_core.settings.params import did_you_mean
 
@@ -164,7 +164,7 @@ class BoundedInt(click.ParamType):
 
     def convert(self, value, param, ctx):
         number = click.INT.convert(value, param, ctx)
-        problem = check_bound(self.setting, number)
+        problem = validate_bound(self.setting, number)
         if problem:
             self.fail(problem, param, ctx)
         return number
@@ -236,7 +236,7 @@ def parse_grpo_fields(values: dict, source: str) -> dict:
                 f"trl.GRPOConfig, or grpo-core's keys: {', '.join(FILE_KEYS)}"
             )
         parsed = _parse_field(key, value, table[key], source)
-        problem = check_bound(key, parsed)
+        problem = validate_bound(key, parsed)
         if problem:
             raise UsageError(f"{source}: {problem}")
         result[key] = parsed

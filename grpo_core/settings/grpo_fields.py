@@ -13,7 +13,7 @@ import typing
 
 from grpo_core.builtin.models import cache_dir
 from grpo_core.errors import UsageError
-from grpo_core.settings.bounds import check_bound
+from grpo_core.settings.bounds import validate_bound
 from grpo_core.settings.params import did_you_mean
 
 TABLE_FORMAT = 1
@@ -62,12 +62,12 @@ def grpo_defaults() -> dict:
     return {name: entry["default"] for name, entry in field_table().items()}
 
 
-def check_grpo_config(grpo: dict, num_processes: int = 1) -> None:
+def validate_grpo_config(grpo: dict, num_processes: int = 1) -> None:
     """Every value within its bound (a profile's too), and TRL's rules on the group and batch sizes, checked before
     anything is loaded (GRPOConfig raises them later)."""
     defaults = grpo_defaults()
     for name, given in grpo.items():
-        problem = check_bound(name, given)
+        problem = validate_bound(name, given)
         if problem:
             raise UsageError(f"GRPOConfig: {problem}")
 

@@ -32,7 +32,7 @@ from pathlib import Path
 import yaml
 
 from grpo_core.errors import UsageError
-from grpo_core.settings.bounds import check_bound
+from grpo_core.settings.bounds import validate_bound
 from grpo_core.settings.declared import RUN_SETTINGS, TRL_ALIASES, RunSettings, parse_grpo_fields
 from grpo_core.settings.grpo_fields import _shown
 from grpo_core.training.schedules import parse_cli_schedules
@@ -206,7 +206,7 @@ def file_layer(data: dict, path: str) -> dict:
             if setting.type is dict:
                 raise UsageError(f"config file '{path}': '{setting.name}' must be a mapping, got {value!r}")
             raise UsageError(f"config file '{path}': '{setting.name}' expects {setting.type.__name__}, got {_shown(value)}")
-        problem = check_bound(setting.name, value)
+        problem = validate_bound(setting.name, value)
         if problem:
             raise UsageError(f"config file '{path}': {problem}")
         result[setting.name] = value

@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 
 from grpo_core.errors import UsageError
-from grpo_core.builtin.datasets import check_columns
+from grpo_core.builtin.datasets import validate_columns
 from grpo_core.plugins import get_registry
 
 
@@ -28,7 +28,7 @@ def load_dataset(name: str, params: dict | None = None, rewards: list | None = N
     spec = get_registry().dataset(name)
     dataset = load_dataset_offline_first(spec, spec.resolve(params), name)
     if rewards:
-        check_columns(dataset, rewards, name)
+        validate_columns(dataset, rewards, name)
     return dataset
 
 
@@ -39,7 +39,7 @@ def resolve_model(name: str) -> str:
     ``"smollm2-135m"`` converts the embedded model once; a local folder or hub id comes back unchanged.
     A name that is none of these is a UsageError listing the installed aliases.
     """
-    from grpo_core.training.trainer import check_model_name, model_path
+    from grpo_core.training.trainer import validate_model_name, model_path
 
-    check_model_name(name)
+    validate_model_name(name)
     return model_path(name)

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from grpo_core import checks
-from grpo_core.builtin.datasets import check_columns
+from grpo_core.builtin.datasets import validate_columns
 from grpo_core.errors import GrpoError
 from grpo_core.plugins import get_registry
 from grpo_core.rewards.reward import load_rewards
@@ -45,7 +45,7 @@ def run_from_options(dry_run=False, num_processes=None, argv=(), stage=None, **o
         return
     compare = settings.compare and not launched  # the held-out comparison comes first, then the summary
     if not launched:
-        trainer.check_model_available(run.model)
+        trainer.validate_model_available(run.model)
     trainer.load_data(run)  # a bad dataset is the user's input: said before the output folder's state
     lock = None if launched else trainer.claim_outputs(run, log)
     try:
@@ -124,11 +124,11 @@ def sample_models(models, dataset, dataset_args, rewards, reward_args, n, max_ne
     loaded = load_rewards(given.get("rewards", []), params=given.get("reward_args"), weights=given.get("weights"),
                           dataset=dataset)
     for model in models:
-        trainer.check_model_name(model)
-        trainer.check_model_available(model)
+        trainer.validate_model_name(model)
+        trainer.validate_model_available(model)
     spec = get_registry().dataset(dataset)
     rows = held_out(spec.load(**spec.resolve(given.get("dataset_args"))), n)
-    check_columns(rows, loaded, dataset)
+    validate_columns(rows, loaded, dataset)
     paths = [(model, trainer.model_path(model)) for model in models]
     results = score_models(paths, rows, loaded, max_new_tokens, temperature=temperature)
     if output:

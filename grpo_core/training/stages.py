@@ -17,7 +17,7 @@ from pathlib import Path
 import click
 
 from grpo_core.errors import UsageError
-from grpo_core.rundir.claim import Claim, check_outputs, check_staged, replace_staged
+from grpo_core.rundir.claim import Claim, validate_outputs, validate_staged, replace_staged
 from grpo_core.rundir.names import FINAL_DIR, MERGED_DIR, METRICS_FILE, PLOT_FILE
 from grpo_core.rundir.record import describe
 from grpo_core.rundir.stage_outputs import merge_stage_metrics, read_state, write_state
@@ -83,11 +83,11 @@ def read_stages(config_file: str | None, only: str | None = None) -> Staged | No
         stages.append(Stage(name, file_layer(entry, f"{config_file}', stage '{name}")))
     if only is not None and only not in seen:
         raise UsageError(f"--stage '{only}' is not a stage of {where}; its stages: {', '.join(s.name for s in stages)}")
-    _check_top_schedules(data, stages, where)
+    _validate_top_schedules(data, stages, where)
     return Staged(config_file, stages, only, bool(data.get("compare")))
 
 
-def _check_top_schedules(data: dict, stages: list, where: str) -> None:
+def _validate_top_schedules(data: dict, stages: list, where: str) -> None:
     top = data.get("reward_schedules") or {}
     rewards = [str(r).partition("=")[0].strip() for r in (data.get("rewards") or [])]
     for stage in stages:
@@ -189,18 +189,18 @@ def _claim_outputs(staged: Staged, root: Path, options: dict) -> list:
     """The stages to train, each with its folder checked and claimed (``rundir.claim`` holds the rules)."""
     # ``resume`` may come from the file's top level too; a stage cannot set it
     resume, overwrite = bool(staged.stages[0].run.settings.resume), bool(options.get("overwrite"))
-    todo = check_staged(root, [s.name for s in staged.stages], [s.name for s in _selected(staged)], resume, overwrite)
+    todo = validate_staged(root, [s.name for s in staged.stages], [s.name for s in _selected(staged)], resume, overwrite)
     stages = [s for s in _selected(staged) if s.name in todo]
     for stage in stages:
         stage.run.settings.resume, stage.run.settings.overwrite = todo[stage.name]
-        stage.claim = check_outputs(stage.run)
+        stage.claim = validate_outputs(stage.run)
     return stages
 
 
 def _prepare(staged: Staged, todo: list, root: Path, options: dict, preflight, log) -> None:
     """Before the first stage trains: the first model is there, and every stage's data and rewards pass the checks."""
     if todo:
-        trainer.check_model_available(todo[0].run.model)
+        trainer.validate_model_available(todo[0].run.model)
     for stage in todo:
         trainer.load_data(stage.run)
     log(training_profile_line(staged))

@@ -7,17 +7,17 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grpo_core.settings.grpo_fields import check_grpo_config
+from grpo_core.settings.grpo_fields import validate_grpo_config
 from grpo_core.settings.declared import RunSettings, parse_grpo_fields
 from grpo_core.settings.layers import layer
 from grpo_core.settings.params import did_you_mean
-from grpo_core.builtin.datasets import check_columns
+from grpo_core.builtin.datasets import validate_columns
 from grpo_core.errors import UsageError
 from grpo_core.plugins import get_registry
 from grpo_core.rewards.reward import load_rewards
 from grpo_core.rundir import outputs
 from grpo_core.rundir.claim import Claim, claim_outputs, replace_outputs
-from grpo_core.rundir.folder import check_is_folder, checkpoint_step, remove_checkpoints
+from grpo_core.rundir.folder import validate_is_folder, checkpoint_step, remove_checkpoints
 from grpo_core.rundir.names import FINAL_DIR, MERGED_DIR, METRICS_FILE, PLOT_FILE, RUN_CONFIG
 from grpo_core.rundir.record import name_base_model, write_run_config
 from grpo_core.training import launch, offline
@@ -63,9 +63,9 @@ def resolve(settings: RunSettings, log=print, load_dataset: bool = True, num_pro
     dataset_params = dataset_spec.resolve(settings.dataset_args)
     if settings.model is None:
         raise UsageError("no model selected; add --model NAME_OR_PATH")
-    check_model_name(settings.model)
+    validate_model_name(settings.model)
     grpo_settings = parse_grpo_fields(settings.grpo, "GRPOConfig")
-    check_is_folder(grpo_settings.get("output_dir") or DEFAULT_OUTPUT_DIR)
+    validate_is_folder(grpo_settings.get("output_dir") or DEFAULT_OUTPUT_DIR)
     profile, reason = pick_profile(settings.profile)
     grpo = layer(*({"grpo": values} for values in (settings.base_grpo, profile.grpo_config, grpo_settings)))["grpo"]
     grpo["output_dir"] = str(Path(grpo.get("output_dir") or DEFAULT_OUTPUT_DIR).absolute())
@@ -74,7 +74,7 @@ def resolve(settings: RunSettings, log=print, load_dataset: bool = True, num_pro
         grpo["model_init_kwargs"] = {**profile.model_kwargs, **(grpo.get("model_init_kwargs") or {})}
     if not grpo.get("use_cpu") and not _has_accelerator():
         grpo.update(use_cpu=True, bf16=False, fp16=False)  # TRL defaults to bf16, which fails on a CPU
-    check_grpo_config(grpo, process_count(profile, num_processes))
+    validate_grpo_config(grpo, process_count(profile, num_processes))
     run = ResolvedRun(settings, rewards, None, dataset_params, settings.model, profile, reason, grpo, dataset_spec,
                       schedules)
     if load_dataset:
@@ -90,7 +90,7 @@ def profile_line(run: ResolvedRun) -> str:
 def load_data(run: ResolvedRun) -> None:
     """Read the run's dataset (offline first) and check it has what each reward reads."""
     run.dataset = load_dataset_offline_first(run.dataset_spec, run.dataset_params, run.settings.dataset)
-    check_columns(run.dataset, run.rewards, run.settings.dataset)
+    validate_columns(run.dataset, run.rewards, run.settings.dataset)
 
 
 def load_dataset_offline_first(spec, params: dict, name: str):
@@ -145,7 +145,7 @@ def pick_profile(name: str):
     return profile, reason
 
 
-def check_model_name(name: str) -> None:
+def validate_model_name(name: str) -> None:
     """A model is an installed alias, a local folder, or a hub id (``org/name``)."""
     models = get_registry().items["models"]
     if name in models or os.path.isdir(name) or ("/" in name and not os.path.exists(name)):
@@ -156,7 +156,7 @@ def check_model_name(name: str) -> None:
     )
 
 
-def check_model_available(name: str) -> bool:
+def validate_model_available(name: str) -> bool:
     """True when the model loads from local files; a UsageError naming the local alternative when it cannot load.
 
     A hub id that is not in the local cache costs one quick reachability check, never a retry.
@@ -311,7 +311,7 @@ def _train(run: ResolvedRun, log, progress: bool, output_dir: Path, checkpoint, 
 
     if run.dataset is None:
         load_data(run)
-    if check_model_available(run.model):
+    if validate_model_available(run.model):
         offline.go_offline()  # the model is local; the dataset was read offline or is in memory now
     write_run_config(run, output_dir / RUN_CONFIG)
     trainer = build_trainer(run, progress=progress)

@@ -19,7 +19,7 @@ def reasoning_gym_tasks(as_json, task):
     from grpo_reasoning_gym.reward import judged_by, judged_in_process
 
     if task:
-        registry.check_task(task)
+        registry.validate_task(task)
         fields = {name: repr(value) for name, value in registry.config_fields(task).items()}
         click.echo(json.dumps(fields, indent=2) if as_json else "\n".join(f"{k}={v}" for k, v in fields.items()))
         return

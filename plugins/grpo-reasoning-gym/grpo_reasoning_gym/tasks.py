@@ -39,7 +39,7 @@ def describe(name: str) -> str:
     return name.replace("_", " ")
 
 
-def check_task(name: str) -> None:
+def validate_task(name: str) -> None:
     names = task_names()
     if name not in names:
         close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
@@ -58,7 +58,7 @@ def parse_tasks(text: str | None) -> dict[str, float]:
             continue
         name, _, weight = part.partition(":")
         name = name.strip()
-        check_task(name)
+        validate_task(name)
         try:
             value = float(weight) if weight.strip() else 1.0
         except ValueError:
