@@ -191,7 +191,7 @@ def rewards_markdown() -> str:
         "## None: a completion a reward cannot score",
         "",
         "A reward returns None (or, from a batched reward, `grpo_core.Unscored(reason)`) for a completion",
-        "it cannot judge, and the adapter also gives None where the reward raised or ran past its",
+        "it cannot judge, and the Reward callable also gives None where the reward raised or ran past its",
         "time limit. What TRL then does depends on how many rewards the run has:",
         "",
         "- One reward: the completion's reward is NaN. TRL leaves it out of `reward` and",

@@ -1,4 +1,4 @@
-"""Property-based checks of rewards, run through the same adapter TRL calls.
+"""Property-based checks of rewards, run through the same Reward callable TRL calls.
 
 ``run_checks`` drives hypothesis over every reward: generic properties (one float or None per
 completion, finite and inside the declared bounds, deterministic, independent of the rest of the

@@ -69,7 +69,7 @@ class Executor:
     A reward without its own timeout runs in a worker process, which is killed when it misses
     the deadline (a thread cannot be stopped, and a runaway regex holds the GIL). Rewards that
     cannot be sent to a worker run in a daemon thread instead. A reward with a declared timeout
-    already runs its items in the adapter's worker pool, so its calls only need a thread.
+    already runs its items in the Reward callable's worker pool, so its calls only need a thread.
     """
 
     def __init__(self, spec: RewardSpec) -> None:
@@ -78,7 +78,7 @@ class Executor:
         self.pool = None
 
     def portable(self, spec: RewardSpec) -> RewardSpec:
-        """The spec as sent to a worker: only the function and what the adapter reads."""
+        """The spec as sent to a worker: only the function and what the Reward callable reads."""
         return dataclasses.replace(spec, checks=RewardChecks(), validate=None)
 
     def run(self, func: Callable, args: tuple, seconds: float):

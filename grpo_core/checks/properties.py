@@ -39,7 +39,7 @@ def output(prop: Property, subject: RewardUnderTest, inputs: Inputs, deadline: f
         scores = outcome.scores
         if outcome.raised is None and (not isinstance(scores, list) or len(scores) != len(items)
                                        or any(s is not None and not isinstance(s, float) for s in scores)):
-            raise violation(prop, subject, f"the adapter returned {clip_repr(scores)} for {len(items)} completions",
+            raise violation(prop, subject, f"the Reward callable returned {clip_repr(scores)} for {len(items)} completions",
                             subject.example(vi, items, shape))
         counters["scored"] += sum(s is not None for s in scores or [])
 
@@ -245,7 +245,7 @@ def hostile(prop: Property, subject: RewardUnderTest, inputs: Inputs, deadline: 
                 return index, f"scored {score!r}, outside the declared bounds ({subject.lo}, {subject.hi})"
         return None
 
-    # Items under a hard timeout go to the adapter together, as its worker pool overlaps them (in pairs
+    # Items under a hard timeout go to the Reward callable together, as its worker pool overlaps them (in pairs
     # when time is short, so the deadline is looked at between them); others go one by one.
     size = 1 if subject.spec.timeout is None else len(fixed) if deadline == math.inf else 2
     groups = [fixed[i:i + size] for i in range(0, len(fixed), size)]

@@ -1,4 +1,4 @@
-"""The reward under test: its parameter variants, and calling it as TRL does (through the adapter) or
+"""The reward under test: its parameter variants, and calling it as TRL does (through the Reward callable) or
 directly (to say which completion broke it and how)."""
 
 from __future__ import annotations
@@ -43,8 +43,8 @@ class Problem:
     detail: str
 
 
-def adapter_call(spec: RewardSpec, params: dict, kwargs: dict):
-    """Call the reward through its TRL adapter, as TRL does; runs in a worker process or a thread."""
+def reward_call(spec: RewardSpec, params: dict, kwargs: dict):
+    """Call the reward through its Reward callable, as TRL does; runs in a worker process or a thread."""
     metrics: dict[str, float] = {}
 
     def log_metric(key, value):
@@ -191,7 +191,7 @@ class RewardUnderTest:
             kwargs.setdefault(source, values)
         seconds = self._seconds(len(items))
         try:
-            result = self.executor.run(adapter_call, (self._portable[vi], variant.params, kwargs), seconds)
+            result = self.executor.run(reward_call, (self._portable[vi], variant.params, kwargs), seconds)
         except Hung:
             raise Hung(seconds, self.example(vi, items, shape), len(items)) from None
         if result[0] == "died":
@@ -204,7 +204,7 @@ class RewardUnderTest:
     def _direct(self, vi: int, parts: dict, index: int | None) -> tuple[str, str]:
         variant = self.variants[vi]
         columns = {name: parts["columns"][source] for name, source in variant.columns.items()}
-        # The same call the adapter makes in training, so a failure here is the reward's own.
+        # The same call the Reward callable makes in training, so a failure here is the reward's own.
         args, kwargs = call_arguments(self.spec, variant.params, parts["texts"], columns, parts["prompts"],
                                       parts["ids"], index)
         call = (self.spec.func, self.spec.batched, args, kwargs)
@@ -241,7 +241,7 @@ class RewardUnderTest:
                         break
         if not problems:
             problems.append(Problem("raised", None, outcome.raised or
-                                     "raised inside the adapter, but not when called again on the same input"))
+                                     "raised inside the Reward callable, but not when called again on the same input"))
         return problems
 
     def example(self, vi: int, items: list[Item], shape: str = "plain", scores=None, **extra) -> dict:

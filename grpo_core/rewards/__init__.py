@@ -1,1 +1,1 @@
-"""Calling rewards: the reward contract, the adapter TRL calls, and the hard per-item time limits."""
+"""Calling rewards: the reward contract, the Reward callable TRL calls, and the hard per-item time limits."""

@@ -1,4 +1,4 @@
-"""The reward contract (RewardSpec) and its adapter to TRL's reward-function signature."""
+"""The reward contract (RewardSpec) and Reward, the callable with TRL's reward-function signature."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def call_arguments(spec: RewardSpec, params: dict, texts: list[str], columns: di
                    index: int | None = None) -> tuple[tuple, dict]:
     """The ``(args, kwargs)`` with which ``spec.func`` is called: item ``index`` of a batch, or the batch.
 
-    The one place that decides a reward's call, used by the TRL adapter and by the checks alike.
+    The one place that decides a reward's call, used by the Reward callable and by the checks alike.
     ``columns`` maps the reward's column names to one value per completion. The function gets only
     the parameters it takes (all of them if it takes ``**kwargs``); a column wins over a parameter of
     the same name; ``completion_ids``, ``prompt`` and ``prompts`` are passed when the function names them.

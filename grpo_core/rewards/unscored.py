@@ -1,5 +1,5 @@
 """Unscored: what a reward returns for an item it could not score, and why (kept apart so the worker
-pool can return it without importing the reward adapter)."""
+pool can return it without importing the Reward callable)."""
 
 from __future__ import annotations
 
