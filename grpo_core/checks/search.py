@@ -32,12 +32,18 @@ def violation(prop: Property, subject: RewardUnderTest, detail: str, example: di
     return Violation(f"{prop.name} violated: {describe(prop, subject, **values)}; {detail}", example)
 
 
+UNDRAWABLE = ("no example could be drawn: the strategy's filter or assume() refused every one tried; a strategy that "
+              "filters on the reward's own scores refuses them all when the reward gives every completion the same "
+              "score")
+
+
 def search(name: str, subject: RewardUnderTest, inputs: Inputs, strategy, check: Callable, deadline: float,
            counters: dict | None = None) -> PropertyResult:
     """Run ``check`` on examples drawn from ``strategy``; a failure is shrunk to a minimal example. ``counters``
     says how many completions were scored: a property that scored none passes on nothing (see ``vacuous``)."""
     from hypothesis import HealthCheck, Verbosity, given, settings
     from hypothesis import seed as seed_decorator
+    from hypothesis.errors import Unsatisfiable
 
     state = {"examples": 0, "violations": []}
 
@@ -74,6 +80,9 @@ def search(name: str, subject: RewardUnderTest, inputs: Inputs, strategy, check:
                 name, PASS, f"stopped after {n()} examples: the time budget was spent", examples=n())
     except Violation:
         pass
+    except Unsatisfiable:
+        if not state["violations"]:
+            return subject.result(name, FAIL, UNDRAWABLE, examples=n())
     except Exception as error:
         if not state["violations"]:
             return subject.result(name, FAIL, f"the check could not run: {type(error).__name__}: {first_line(error)}",
