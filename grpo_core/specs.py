@@ -177,10 +177,7 @@ def _with_timeout(params: tuple[Param, ...], seconds: Any, reward: str) -> tuple
         return (*params, Param("timeout", seconds, float, TIMEOUT_HELP))
     if declared[0].help == TIMEOUT_HELP:  # the one created before (dataclasses.replace): follow the new value
         return tuple(replace(p, default=seconds) if p.name == "timeout" else p for p in params)
-    if declared[0].default != seconds:
-        raise PluginError(f"reward '{reward}' declares timeout={seconds!r} and a 'timeout' parameter with default "
-                          f"{declared[0].default!r}; give one value (RewardSpec(timeout=...) alone creates the parameter)")
-    return params
+    return params  # the plugin's own parameter, as declared: its default overrides ``timeout=`` (as it always did)
 
 
 # The former flat check keywords (RewardSpec(gold=...), spec.gold) keep working for one release, with a warning.
