@@ -24,9 +24,24 @@ and can write their own properties with the same inputs the suite uses::
     @given(completions())
     def test_never_negative(completion):
         assert all(s is None or s >= 0 for s in call_reward(SPEC, [completion]))
+
+What every plugin's tests share is one call each: ``check_readme`` keeps a README's examples true, and
+a ``tests/conftest.py`` of two lines keeps the hub offline and the registry fresh::
+
+    from grpo_core.testing import fresh_registry_fixture, offline_hub
+
+    offline_hub()
+    fresh_registry = fresh_registry_fixture()
 """
 
 from __future__ import annotations
+
+import difflib
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
 
 from grpo_core.checks import DEFAULT_MAX_EXAMPLES, format_report, run_checks
 from grpo_core.cli import cli as grpo_run  # the command line, to invoke in a test with click's CliRunner
@@ -72,6 +87,7 @@ __all__ = [
     "generic_attacks", "generic_degenerate", "hostile_texts", "json_texts", "json_values", "near_repeats",
     "number_sprays", "padded", "padding_to", "placeholders", "prompt_expressions", "prompt_numbers", "ranked_pairs",
     "repeated", "tag_fillers", "texts", "token_ids", "get_spec", "grpo_run", "registered", "reload_plugins",
+    "check_readme", "fresh_registry_fixture", "offline_hub",
 ]
 
 
@@ -132,3 +148,86 @@ def check_reward(
     if not report.ok:
         raise AssertionError("reward property checks failed\n" + format_report(report, color=False))
     return report
+
+
+def offline_hub() -> None:
+    """Keep the Hugging Face hub offline for this test session: a test that would download fails at once.
+
+    Call it at the top of ``tests/conftest.py``, before anything imports ``datasets`` or ``huggingface_hub``.
+    """
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ["HF_DATASETS_OFFLINE"] = "1"
+
+
+def fresh_registry_fixture():
+    """An autouse pytest fixture that loads the installed plugins afresh before and after each test.
+
+    Assign it to a name in ``tests/conftest.py``: ``fresh_registry = fresh_registry_fixture()``; a test
+    that registers or unloads a plugin then cannot leak it into the next one.
+    """
+    import pytest  # here: grpo_core.testing is imported outside pytest too (scripts, docs)
+
+    @pytest.fixture(autouse=True, name="fresh_registry")
+    def fresh_registry():
+        reload_plugins()
+        yield
+        reload_plugins()
+
+    return fresh_registry
+
+
+_FENCE = re.compile(r"\s*(`{3,})\s*([\w-]*)")
+_OUTPUT_INFO = ("", "text", "output")
+
+
+def _fenced_blocks(text: str) -> list[tuple[int, str, str, int]]:
+    """(line, info string, body, section number) for each fenced block of a Markdown text."""
+    lines = text.splitlines(keepends=True)
+    blocks, section, index = [], 0, 0
+    while index < len(lines):
+        match = _FENCE.match(lines[index])
+        if not match:
+            section += lines[index].startswith("#")
+            index += 1
+            continue
+        fence, info = match.groups()
+        end = index + 1
+        while end < len(lines) and lines[end].strip() != fence:
+            end += 1
+        blocks.append((index + 1, info, "".join(lines[index + 1:end]), section))
+        index = end + 1
+    return blocks
+
+
+def _readme_examples(text: str) -> list[tuple[int, str, str]]:
+    blocks = _fenced_blocks(text)
+    return [(line, code, output) for (line, info, code, section), (_, next_info, output, next_section)
+            in zip(blocks, blocks[1:]) if info == "python" and next_info in _OUTPUT_INFO and section == next_section]
+
+
+def check_readme(path, examples: int | None = None) -> None:
+    """Run each example of a Markdown file in a fresh interpreter; raise AssertionError where one prints
+    other than the output block shown under it.
+
+    An example is a ```` ```python ```` block whose next block, before the next heading, is a
+    ```` ```text ````, ```` ```output ```` or bare ```` ``` ```` block: what it must print, exactly. Other
+    python blocks are not run. ``examples`` is how many the file must hold, so an example whose output
+    block was lost fails too. The examples run at once, each in the file's folder.
+    """
+    path = Path(path)
+    found = _readme_examples(path.read_text(encoding="utf-8"))
+    if not found or (examples is not None and len(found) != examples):
+        raise AssertionError(f"{path}: {len(found)} python examples with an output block under them, expected "
+                             f"{examples or 'at least 1'}; put a ```text block with the output under each example")
+    runs = [subprocess.Popen([sys.executable, "-c", code], cwd=path.parent, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True) for _, code, _ in found]
+    failures = []
+    for (line, _, expected), run in zip(found, runs):
+        printed, errors = run.communicate()
+        if run.returncode:
+            failures.append(f"{path}:{line}: the example exits with {run.returncode}:\n{errors}")
+        elif printed != expected:
+            diff = difflib.unified_diff(expected.splitlines(True), printed.splitlines(True), "shown", "printed")
+            failures.append(f"{path}:{line}: the example prints other than the block under it shows:\n{''.join(diff)}")
+    if failures:
+        raise AssertionError("\n".join(failures))

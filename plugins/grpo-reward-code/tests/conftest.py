@@ -1,19 +1,9 @@
-import os
-
 import pytest
 
-os.environ["HF_HUB_OFFLINE"] = "1"
-os.environ["HF_DATASETS_OFFLINE"] = "1"
+from grpo_core.testing import fresh_registry_fixture, offline_hub
 
-
-@pytest.fixture(autouse=True)
-def fresh_registry():
-    """Each test loads the installed plugins afresh."""
-    from grpo_core.testing import reload_plugins
-
-    reload_plugins()
-    yield
-    reload_plugins()
+offline_hub()
+fresh_registry = fresh_registry_fixture()
 
 
 @pytest.fixture

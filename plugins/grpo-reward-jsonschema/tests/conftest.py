@@ -1,10 +1,10 @@
 import json
-import os
 
 import pytest
 
-os.environ["HF_HUB_OFFLINE"] = "1"
-os.environ["HF_DATASETS_OFFLINE"] = "1"
+from grpo_core.testing import offline_hub
+
+offline_hub()
 
 PERSON = {
     "type": "object",

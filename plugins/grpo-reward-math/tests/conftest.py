@@ -1,19 +1,8 @@
-import os
 from pathlib import Path
 
-import pytest
+from grpo_core.testing import fresh_registry_fixture, offline_hub
 
-os.environ["HF_HUB_OFFLINE"] = "1"
-os.environ["HF_DATASETS_OFFLINE"] = "1"
+offline_hub()
+fresh_registry = fresh_registry_fixture()
 
 FIXTURES = Path(__file__).parent / "fixtures"
-
-
-@pytest.fixture(autouse=True)
-def fresh_registry():
-    """Each test loads the installed plugins afresh."""
-    from grpo_core.testing import reload_plugins
-
-    reload_plugins()
-    yield
-    reload_plugins()

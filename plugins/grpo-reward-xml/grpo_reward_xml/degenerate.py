@@ -1,6 +1,6 @@
 """Completions that follow no real structure for ``xml-format``: the reward must pay them little.
 
-Used by the checks (``RewardSpec.degenerate``) and the plugin's tests; no heavy imports.
+Used by the checks (``RewardChecks.degenerate``) and the plugin's tests; no heavy imports.
 """
 
 from __future__ import annotations
@@ -48,3 +48,8 @@ def degenerate_completions(prompt: str, params: dict) -> list[tuple[str, str]]:
         first = layout.markers[0]
         found = [(label, text[len(first):] if text.startswith(first) else text) for label, text in found]
     return found
+
+
+def degenerate(prompt: str, columns: dict, params: dict) -> list[tuple[str, str]]:
+    """``degenerate_completions`` as ``RewardChecks.degenerate`` calls it: the reward reads no column."""
+    return degenerate_completions(prompt, params)

@@ -1,7 +1,7 @@
-"""Hypothesis strategies behind the xml-format direction properties.
+"""What the property checks read for ``xml-format``: the direction pairs, rows, gold completions (``CHECKS``).
 
-Imported only by the checks (and the plugin's tests), never at plugin discovery. Each strategy
-returns ``(better, worse, columns)`` with plain-string completions and no columns.
+Only called by the checks, so hypothesis is imported inside each function. Each direction's
+strategy returns ``(better, worse, columns)`` with plain-string completions and no columns.
 
 Completions are built from *segments*: markers (``<answer>``), element contents and noise.
 A marker is only ever inserted at a point that is not inside an existing marker, because
@@ -10,12 +10,31 @@ splitting ``<answer>`` into ``<ans<reasoning>wer>`` removes a tag rather than ad
 
 from __future__ import annotations
 
-from hypothesis import assume
-from hypothesis import strategies as st
+import functools
 
-from grpo_reward_xml.reward import DEFAULT_MIN_ANSWER_CHARS, DEFAULT_MIN_CHARS, Layout, content_chars, minimums, parse_tags
+from grpo_core import Direction, RewardChecks
 
-WHITESPACE = st.text(alphabet=" \n\t\r", max_size=3)
+from grpo_reward_xml.degenerate import degenerate
+from grpo_reward_xml.reward import (DEFAULT_MIN_ANSWER_CHARS, DEFAULT_MIN_CHARS, Layout, content_chars, gold_completion,
+                                    minimums, parse_tags)
+
+
+def _composite(function):
+    """``st.composite``, applied on first call so that importing this module does not import hypothesis."""
+
+    @functools.wraps(function)
+    def strategy(*args, **kwargs):
+        from hypothesis import strategies as st
+
+        return st.composite(function)(*args, **kwargs)
+
+    return strategy
+
+
+def _whitespace():
+    from hypothesis import strategies as st
+
+    return st.text(alphabet=" \n\t\r", max_size=3)
 
 
 def _layout(params: dict) -> tuple[Layout, str]:
@@ -25,6 +44,8 @@ def _layout(params: dict) -> tuple[Layout, str]:
 
 def noise(layout: Layout):
     """Text that is not a marker of ``layout`` on its own: near-misses, stray brackets, any characters."""
+    from hypothesis import strategies as st
+
     near_misses = ["<", ">", "</", "/>", "<<", ">>", "< >", "<>"]
     for name in layout.names:
         near_misses += [
@@ -54,6 +75,8 @@ def content(layout: Layout, need: int = 0):
 
     With ``need``, the content holds at least that many content characters, so it counts as filled.
     """
+    from hypothesis import strategies as st
+
     if need:
         words = st.text(alphabet=WORD_LETTERS, min_size=need, max_size=need + 4)
         text = st.tuples(st.text(max_size=6), words, st.text(max_size=6)).map("".join)
@@ -73,19 +96,19 @@ def _minimums(layout: Layout, params: dict) -> tuple[int, ...]:
     )
 
 
-@st.composite
+@_composite
 def clean_segments(draw, layout: Layout, prefilled: bool, needs: tuple[int, ...] | None = None) -> list[str]:
     """A clean structure as a list of segments (markers are whole segments), whitespace around and between.
 
     Each element's content holds at least its minimum of content characters (``needs``, default 1 each).
     """
     needs = needs or (1,) * len(layout.names)
-    segments = [draw(WHITESPACE)]
+    segments = [draw(_whitespace())]
     for index, name in enumerate(layout.names):
         if index:
-            segments.append(draw(WHITESPACE))
+            segments.append(draw(_whitespace()))
         segments += [f"<{name}>", draw(content(layout, needs[index])), f"</{name}>"]
-    segments.append(draw(WHITESPACE))
+    segments.append(draw(_whitespace()))
     if prefilled:  # the completion starts inside the first element
         segments = segments[2:]
     return [segment for segment in segments if segment]
@@ -109,8 +132,11 @@ def _outside_markers(text: str, position: int, markers: tuple[str, ...], offset:
     return position
 
 
-@st.composite
+@_composite
 def _missing_tag_pair(draw, params):
+    from hypothesis import assume
+    from hypothesis import strategies as st
+
     layout, prefix = _layout(params)
     markers = layout.markers
     # With prefilled the first opening tag is already there, so it is never missing.
@@ -137,8 +163,11 @@ def missing_tag_pairs(params):
     return _missing_tag_pair(params)
 
 
-@st.composite
+@_composite
 def _content_pair(draw, params):
+    from hypothesis import assume
+    from hypothesis import strategies as st
+
     layout, prefix = _layout(params)
     markers = layout.markers
     element = draw(st.integers(0, len(layout.names) - 1))
@@ -147,7 +176,7 @@ def _content_pair(draw, params):
     context = st.lists(
         st.one_of(st.sampled_from(others), noise(layout)) if others else noise(layout), max_size=6
     ).map("".join)
-    blank, text, after = draw(WHITESPACE), draw(content(layout)), draw(context)
+    blank, text, after = draw(_whitespace()), draw(content(layout)), draw(context)
     if prefix and element == 0:  # the completion starts inside this element
         worse, better = blank + close + after, blank + text + close + after
     else:
@@ -164,13 +193,15 @@ def content_pairs(params):
     return _content_pair(params)
 
 
-@st.composite
+@_composite
 def _clean_content_pair(draw, params):
+    from hypothesis import strategies as st
+
     layout, prefix = _layout(params)
     segments = draw(clean_segments(layout, params["prefilled"], _minimums(layout, params)))
     contents = [i for i, s in enumerate(segments) if s not in layout.markers and s.strip()]
     index = draw(st.sampled_from(contents))
-    emptied = segments[:index] + [draw(WHITESPACE)] + segments[index + 1 :]
+    emptied = segments[:index] + [draw(_whitespace())] + segments[index + 1 :]
     return "".join(segments), "".join(emptied), {}
 
 
@@ -179,8 +210,10 @@ def clean_content_pairs(params):
     return _clean_content_pair(params)
 
 
-@st.composite
+@_composite
 def _clean_vs_broken_pair(draw, params):
+    from hypothesis import strategies as st
+
     layout, prefix = _layout(params)
     markers = layout.markers
     segments = draw(clean_segments(layout, params["prefilled"], _minimums(layout, params)))
@@ -200,3 +233,33 @@ def _clean_vs_broken_pair(draw, params):
 def clean_vs_broken_pairs(params):
     """(a clean structure, the same with one tag duplicated or two tags swapped): better > worse."""
     return _clean_vs_broken_pair(params)
+
+
+def rows(params: dict):
+    """The reward reads no column, so every row is ``{}``."""
+    from hypothesis import strategies as st
+
+    return st.just({})
+
+
+def gold(columns: dict, params: dict) -> str:
+    """The configured structure with real text in every element."""
+    return gold_completion(params["tags"], params["prefilled"], params["min_chars"], params["min_answer_chars"])
+
+
+CHECKS = RewardChecks(
+    directions=(
+        Direction("adding a missing tag never lowers the score", missing_tag_pairs),
+        Direction("a tag with content scores at least as high as the same tag left empty", content_pairs),
+        Direction(
+            "in an otherwise clean structure, a tag with content scores higher than the same tag left empty",
+            clean_content_pairs,
+            strict=True,
+        ),
+        Direction("a clean structure beats a duplicated or misordered one", clean_vs_broken_pairs, strict=True),
+    ),
+    column_strategy=rows,
+    gold_example=gold,
+    degenerate=degenerate,
+    degenerate_share=0.3,
+)
