@@ -7,7 +7,6 @@ import inspect
 import math
 import pickle
 import sys
-import warnings
 from typing import Any, Callable
 
 from grpo_core.errors import PluginError, RewardError, UsageError
@@ -15,6 +14,7 @@ from grpo_core.plugins import get_registry
 from grpo_core.rewards.unscored import Unscored  # noqa: F401  (public as grpo_core.Unscored)
 from grpo_core.rewards.declared import Direction  # noqa: F401  (grpo_core.rewards.reward.Direction, as before)
 from grpo_core.rewards.declared import RewardChecks  # noqa: F401  (grpo_core.rewards.reward.RewardChecks, as before)
+from grpo_core.settings.params import params_or_former_args
 from grpo_core.rewards.timeout import TIMEOUT, Failure, get_pool
 from grpo_core.specs import RewardSpec, validate_timeout  # noqa: F401  (grpo_core.rewards.reward.RewardSpec, as before)
 
@@ -259,12 +259,7 @@ def load_rewards(names: list[str], params: dict[str, dict] | None = None, weight
     the parameters that dataset asks of these rewards (``DatasetSpec.reward_params``) lie under ``params``: a value
     in ``params`` wins.
     """
-    if args is not None:
-        warnings.warn("load_rewards(args=...) is deprecated; pass params=... (the same mapping)", DeprecationWarning,
-                      stacklevel=2)
-        if params is not None:
-            raise UsageError("load_rewards got both params= and its deprecated name args=; pass only params=")
-        params = args
+    params = params_or_former_args(params, args, "load_rewards")
     registry = get_registry()
     params = dict(params or {})
     weights = dict(weights or {})

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import warnings
-
-from grpo_core.errors import UsageError
 from grpo_core.builtin.datasets import validate_columns
 from grpo_core.plugins import get_registry
+from grpo_core.settings.params import params_or_former_args
 
 
 def load_dataset(name: str, params: dict | None = None, rewards: list | None = None, *, args: dict | None = None):
@@ -17,12 +15,7 @@ def load_dataset(name: str, params: dict | None = None, rewards: list | None = N
     the hub gets one quick reachability check. With ``rewards`` (from ``load_rewards``) the dataset must
     have every column they read, with a value in each row, or a UsageError says which.
     """
-    if args is not None:
-        warnings.warn("load_dataset(args=...) is deprecated; pass params=... (the same mapping)", DeprecationWarning,
-                      stacklevel=2)
-        if params is not None:
-            raise UsageError("load_dataset got both params= and its deprecated name args=; pass only params=")
-        params = args
+    params = params_or_former_args(params, args, "load_dataset")
     from grpo_core.training.trainer import load_dataset_offline_first
 
     spec = get_registry().dataset(name)
