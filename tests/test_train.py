@@ -52,9 +52,9 @@ def test_two_steps_with_two_weighted_rewards(data_file, tmp_path, cache_dir):
 class LoraProfile:
     @hookimpl
     def register_profiles(self, register):
-        from grpo_core import HardwareProfile
+        from grpo_core import ProfileSpec
 
-        register(HardwareProfile(
+        register(ProfileSpec(
             "cpu-lora", "CPU with LoRA adapters",
             grpo_config={"use_cpu": True, "bf16": False, "gradient_checkpointing": False, "report_to": "none"},
             lora={"r": 4, "lora_alpha": 8, "target_modules": ["q_proj", "v_proj"], "task_type": "CAUSAL_LM"},
