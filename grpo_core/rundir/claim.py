@@ -13,7 +13,7 @@ from grpo_core.rundir.folder import (MEANING_FIELDS, RunLock, validate_flags, va
 from grpo_core.rundir.names import STAGED_ROOT_FILES, STATE_FILE
 from grpo_core.rundir.record import run_config
 from grpo_core.rundir.stage_outputs import read_state, write_state
-from grpo_core.settings.declared import grpo_defaults
+from grpo_core.settings.grpo_fields import grpo_defaults
 
 
 @dataclass

@@ -21,7 +21,7 @@ import click
 
 from grpo_core.errors import UsageError
 from grpo_core.settings.bounds import validate_bound
-from grpo_core.settings.grpo_fields import _parse_field, _shown, field_table, grpo_defaults  # noqa: F401  (imported from here)
+from grpo_core.settings.grpo_fields import field_table, parse_field
 from grpo_core.settings.params import did_you_mean
 
 KINDS = {
@@ -235,7 +235,7 @@ def parse_grpo_fields(values: dict, source: str) -> dict:
                 f"{source}: '{key}' is not a GRPOConfig field{did_you_mean(key, table)}; see the fields of "
                 f"trl.GRPOConfig, or grpo-core's keys: {', '.join(FILE_KEYS)}"
             )
-        parsed = _parse_field(key, value, table[key], source)
+        parsed = parse_field(key, value, table[key], source)
         problem = validate_bound(key, parsed)
         if problem:
             raise UsageError(f"{source}: {problem}")

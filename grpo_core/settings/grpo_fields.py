@@ -140,27 +140,27 @@ def _plain(value):
         return str(value)
 
 
-def _parse_field(name: str, value, entry: dict, source: str):
+def parse_field(name: str, value, entry: dict, source: str):
     kind, nargs, hint = entry["kind"], entry["nargs"], entry["hint"]
     wanted = "one of " + ", ".join(map(str, entry["choices"])) if kind == "choice" else kind
     if value is None:
         return None
     if isinstance(value, (list, dict)):
         if nargs and isinstance(value, list):
-            return [_parse_field(name, item, entry, source) for item in value]
+            return [parse_field(name, item, entry, source) for item in value]
         if _admits(hint, type(value)):
             return value
-        raise UsageError(f"{source}: '{name}' expects {wanted}, got {_shown(value)}")
+        raise UsageError(f"{source}: '{name}' expects {wanted}, got {shown_value(value)}")
     if isinstance(value, bool) and kind == "choice":
         value = "yes" if value else "no"  # YAML 1.1 reads `save_strategy: no` as False; such fields take the word
     if kind == "int" and isinstance(value, (bool, float)) or kind == "float" and isinstance(value, bool):
-        raise UsageError(f"{source}: '{name}' expects {wanted}, got {_shown(value)}")
+        raise UsageError(f"{source}: '{name}' expects {wanted}, got {shown_value(value)}")
     if isinstance(value, str) and value.strip()[:1] in ("[", "{") and (_admits(hint, dict) or _admits(hint, list)):
         import yaml
 
         return yaml.safe_load(value)  # --set gradient_checkpointing_kwargs={use_reentrant: false}
     if isinstance(value, str) and nargs:
-        return [_parse_field(name, item.strip(), {**entry, "nargs": None}, source) for item in value.split(",")]
+        return [parse_field(name, item.strip(), {**entry, "nargs": None}, source) for item in value.split(",")]
     try:
         return _convert(name, value, entry)
     except (TypeError, ValueError, KeyError, Exception):
@@ -191,7 +191,7 @@ def _admits(hint: str, kind: type) -> bool:
     return kind.__name__ in hint or kind.__name__.capitalize() in hint
 
 
-def _shown(value) -> str:
+def shown_value(value) -> str:
     kind = {list: "a list", dict: "a mapping", bool: "a true/false value"}.get(type(value), type(value).__name__)
     text = repr(value)
     return f"{kind} {text if len(text) <= 40 else text[:37] + '...'}"

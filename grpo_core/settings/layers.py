@@ -34,7 +34,7 @@ import yaml
 from grpo_core.errors import UsageError
 from grpo_core.settings.bounds import validate_bound
 from grpo_core.settings.declared import RUN_SETTINGS, TRL_ALIASES, RunSettings, parse_grpo_fields
-from grpo_core.settings.grpo_fields import _shown
+from grpo_core.settings.grpo_fields import shown_value
 from grpo_core.training.schedules import parse_cli_schedules
 
 # Merged key by key rather than replaced when a higher layer sets them.
@@ -205,7 +205,7 @@ def file_layer(data: dict, path: str) -> dict:
         if not _is_kind(value, setting.type):
             if setting.type is dict:
                 raise UsageError(f"config file '{path}': '{setting.name}' must be a mapping, got {value!r}")
-            raise UsageError(f"config file '{path}': '{setting.name}' expects {setting.type.__name__}, got {_shown(value)}")
+            raise UsageError(f"config file '{path}': '{setting.name}' expects {setting.type.__name__}, got {shown_value(value)}")
         problem = validate_bound(setting.name, value)
         if problem:
             raise UsageError(f"config file '{path}': {problem}")
