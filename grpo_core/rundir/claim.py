@@ -73,7 +73,7 @@ def replace_outputs(run, log=print) -> None:
 
 
 def validate_staged(root: Path, stages: list[str], selected: list[str], resume: bool,
-                 overwrite: bool) -> dict[str, tuple[bool, bool]]:
+                    overwrite: bool) -> dict[str, tuple[bool, bool]]:
     """The selected stages to train, in order, each with the (resume, overwrite) its own folder gets, after checking
     ``root`` holds what --resume / --overwrite expect. A resumed stage with no checkpoint yet starts over."""
     validate_flags(resume, overwrite)
