@@ -152,7 +152,7 @@ def reward_adapter(texts, schema_text):
     scores = []
     for start in range(0, len(texts), 16):  # TRL scores one batch of 16 at a time
         batch = texts[start : start + 16]
-        scores.extend(reward(prompts=[""] * len(batch), completions=batch, schema=[schema_text] * len(batch)))
+        scores.extend(reward.score(prompts=[""] * len(batch), completions=batch, schema=[schema_text] * len(batch)))
     return scores
 
 

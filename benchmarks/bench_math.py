@@ -108,12 +108,12 @@ def our_scores(items, batch: int, warm=None) -> tuple[list, float]:
 
     (reward,) = load_rewards(["math"])
     warm = warm or items[:batch]
-    reward(completions=[c for c, *_ in warm], answer=[g for _, g, *_ in warm])
+    reward.score(completions=[c for c, *_ in warm], answer=[g for _, g, *_ in warm])
     scores = []
     start = time.perf_counter()
     for i in range(0, len(items), batch):
         chunk = items[i : i + batch]
-        scores += reward(completions=[c for c, *_ in chunk], answer=[g for _, g, *_ in chunk])
+        scores += reward.score(completions=[c for c, *_ in chunk], answer=[g for _, g, *_ in chunk])
     return scores, time.perf_counter() - start
 
 

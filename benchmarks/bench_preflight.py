@@ -26,7 +26,7 @@ rows = [dict(row) for row in run.dataset.select(range(min(len(run.dataset), 32))
 start = time.perf_counter()
 for reward in run.rewards:  # the anchor: every row scored once with its gold completion's shape
     columns = {name: [row[source] for row in rows] for name, source in reward.columns.items()}
-    reward(prompts=[row["prompt"] for row in rows], completions=["<answer>1</answer>"] * len(rows),
+    reward.score(prompts=[row["prompt"] for row in rows], completions=["<answer>1</answer>"] * len(rows),
            **{source: columns[name] for name, source in reward.columns.items()})
 scoring = time.perf_counter() - start
 start = time.perf_counter()

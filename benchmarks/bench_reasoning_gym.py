@@ -143,7 +143,7 @@ def measure(task: str, options, reward) -> tuple[float, float, float, float, int
     def adapter():
         for completions, columns in batches:
             load_entry.cache_clear()
-            reward(prompts=[""] * len(completions), completions=completions, **columns)
+            reward.score(prompts=[""] * len(completions), completions=completions, **columns)
 
     adapter()  # start the workers and build the checkers
     times = tuple(best_of(options.runs, run) for run in (direct, glue, function, adapter))

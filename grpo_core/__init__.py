@@ -10,13 +10,15 @@ from grpo_core.training.loading import load_dataset, resolve_model
 from grpo_core.answers.numbers import Number, NumberMatch, find_numbers, same_number
 from grpo_core.answers.numbers import parse_plain_number as parse_number
 from grpo_core.settings.params import Param
-from grpo_core.rewards.reward import Direction, Reward, Unscored, completion_text, load_rewards
+from grpo_core.rewards.reward import ConcurrentReward, Direction, Reward, Unscored, completion_text, load_rewards
 from grpo_core.rewards.declared import RewardChecks
 from grpo_core.specs import DatasetSpec, ModelSpec, ProfileSpec, RewardSpec, dataset_param, deprecated_name
 from grpo_core.answers.tags import answer_tag
+from grpo_core.rewards.backend import configure_scoring
 from grpo_core.rewards.timeout import run_with_timeouts, warm_workers
 
 __all__ = [
+    "ConcurrentReward",
     "DatasetSpec",
     "Direction",
     "GrpoError",
@@ -35,6 +37,7 @@ __all__ = [
     "UsageError",
     "answer_tag",
     "completion_text",
+    "configure_scoring",
     "dataset_param",
     "find_numbers",
     "hookimpl",

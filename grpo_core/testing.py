@@ -92,7 +92,8 @@ __all__ = [
 
 
 def call_reward(reward, completions: list, prompts: list | None = None, params: dict | None = None, **columns) -> list:
-    """Score ``completions`` as TRL would: ``reward(prompts=..., completions=..., completion_ids=..., **columns)``.
+    """Score ``completions`` as TRL would call the reward (``prompts=..., completions=..., completion_ids=...,
+    **columns``), through ``Reward.score``, the path training takes.
 
     ``reward`` is a RewardSpec, an installed reward's name, or a Reward. Columns are lists, one value
     per completion, or single values that are repeated. Token ids are the texts' UTF-8 bytes.
@@ -101,7 +102,7 @@ def call_reward(reward, completions: list, prompts: list | None = None, params: 
     n = len(completions)
     texts = [completion_text(c) for c in completions]
     lists = {key: value if isinstance(value, list) and len(value) == n else [value] * n for key, value in columns.items()}
-    return bound(
+    return bound.score(
         prompts=prompts if prompts is not None else [""] * n,
         completions=list(completions),
         completion_ids=[token_ids(t) for t in texts],

@@ -90,3 +90,29 @@ def by_answer(completion, answer):
     if answer == "none":
         return None
     return 1.0
+
+
+def timed(completion, *, path, name, seconds=0.05):
+    """Notes when it ran (start and end, in this machine's wall clock) under ``name``; scores 1.0."""
+    start = time.time()
+    time.sleep(seconds)
+    _record(path, {"name": name, "start": start, "end": time.time()})
+    return 1.0
+
+
+def note_pid(path):
+    """Writes this process's id to ``path`` (one line per call)."""
+    import os
+
+    with open(path, "a") as handle:
+        handle.write(f"{os.getpid()}\n")
+
+
+async def waits_async(completion, delay=0.0):
+    """An async per-item reward: waits ``delay`` seconds (cancellable), raises on 'boom', scores the length."""
+    import asyncio
+
+    await asyncio.sleep(delay)
+    if "boom" in completion:
+        raise ValueError("boom in the completion")
+    return float(len(completion))

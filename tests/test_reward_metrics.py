@@ -76,7 +76,7 @@ def test_the_math_reward_s_errors_are_counted():
 
     (reward,) = load_rewards(["math"])
     logged = {}
-    scores = reward(prompts=["p"] * 2, completions=["<answer>5</answer>"] * 2, answer=[Unprintable(), "5"],
+    scores = reward.score(prompts=["p"] * 2, completions=["<answer>5</answer>"] * 2, answer=[Unprintable(), "5"],
                     log_metric=logged.__setitem__)
     assert scores == [None, 1.0]
     assert (logged["rewards/math/errors"], logged["rewards/math/unscorable"]) == (1.0, 0.0)

@@ -43,8 +43,8 @@ def chat(text):
 def test_both_completion_shapes_give_the_same_scores(plugin):
     (reward,) = load_rewards(["count-a"])
     texts = ["banana", "", "xyz", "aaaa"]
-    plain = reward(prompts=["p"] * 4, completions=texts, answer=["1"] * 4)
-    chatty = reward(prompts=[[{"role": "user", "content": "p"}]] * 4, completions=[chat(t) for t in texts], answer=["1"] * 4)
+    plain = reward.score(prompts=["p"] * 4, completions=texts, answer=["1"] * 4)
+    chatty = reward.score(prompts=[[{"role": "user", "content": "p"}]] * 4, completions=[chat(t) for t in texts], answer=["1"] * 4)
     assert plain == chatty == [0.5, 0.0, 0.0, 1.0]
 
 
@@ -68,9 +68,9 @@ def test_args_are_parsed_and_columns_can_be_remapped(plugin):
     (reward,) = load_rewards(["count-a"], params={"count-a": {"answer_column": "gold", "strict": "true"}})
     assert reward.params == {"answer_column": "gold", "strict": True}
     assert reward.columns == {"answer": "gold"}
-    assert reward(prompts=["p"], completions=["aa"], gold=[None]) == [None]
+    assert reward.score(prompts=["p"], completions=["aa"], gold=[None]) == [None]
     with pytest.raises(RewardError, match="needs the dataset column 'gold'.*answer"):
-        reward(prompts=["p"], completions=["aa"], answer=["x"])
+        reward.score(prompts=["p"], completions=["aa"], answer=["x"])
 
 
 def test_bad_args_are_usage_errors(plugin):
@@ -85,7 +85,7 @@ def test_bad_args_are_usage_errors(plugin):
 def test_one_failing_item_gives_none_and_an_error_count(plugin):
     (reward,) = load_rewards(["count-a"])
     logged = {}
-    scores = reward(
+    scores = reward.score(
         prompts=["p"] * 3, completions=["aa", "boom", "ab"], answer=["1"] * 3,
         log_metric=lambda name, value: logged.__setitem__(name, value),
     )
@@ -99,7 +99,7 @@ def test_batched_reward_reports_why_items_went_unscored():
     )
     logged = {}
     reward = Reward(spec, {})
-    scores = reward(prompts=["p"] * 4, completions=["a"] * 4, log_metric=lambda k, v: logged.__setitem__(k, v))
+    scores = reward.score(prompts=["p"] * 4, completions=["a"] * 4, log_metric=lambda k, v: logged.__setitem__(k, v))
     assert scores == [1.0, None, None, None]
     assert logged == {"rewards/why/errors": 1.0, "rewards/why/timeouts": 1.0, "rewards/why/unscorable": 1.0}
 
@@ -107,7 +107,7 @@ def test_batched_reward_reports_why_items_went_unscored():
 def test_a_whole_batch_failing_stops_with_plugin_params_and_input(plugin):
     (reward,) = load_rewards(["fails"])
     with pytest.raises(RewardError) as error:
-        reward(prompts=["p", "q"], completions=["first text", "second"])
+        reward.score(prompts=["p", "q"], completions=["first text", "second"])
     message = str(error.value)
     assert "reward 'fails' (from fixture-dist)" in message
     assert "KeyError: 'missing key'" in message and "Parameters: {}" in message and "first text" in message
@@ -115,12 +115,12 @@ def test_a_whole_batch_failing_stops_with_plugin_params_and_input(plugin):
 
 def test_completion_ids_are_passed_when_declared(plugin):
     (reward,) = load_rewards(["tokens"])
-    assert reward(prompts=["p", "p"], completions=["ab", "c"], completion_ids=[[1, 2, 3], [4]]) == [3.0, 1.0]
+    assert reward.score(prompts=["p", "p"], completions=["ab", "c"], completion_ids=[[1, 2, 3], [4]]) == [3.0, 1.0]
 
 
 def test_batched_reward_gets_lists_and_is_checked_for_length(plugin):
     (reward,) = load_rewards(["batch-len"])
-    assert reward(prompts=["p"] * 2, completions=["abc", chat("ab")], answer=["xyz", "xyz"]) == [1.0, 0.0]
+    assert reward.score(prompts=["p"] * 2, completions=["abc", chat("ab")], answer=["xyz", "xyz"]) == [1.0, 0.0]
 
 
 def test_wrong_count_from_a_batched_reward_stops_the_run():
@@ -152,7 +152,7 @@ def test_hard_timeout_from_a_non_main_thread(plugin):
 
     def run():
         started = time.monotonic()
-        results["scores"] = reward(
+        results["scores"] = reward.score(
             prompts=["p"] * 3, completions=["fine", "hang now", "also fine"], log_metric=logged.__setitem__
         )
         results["elapsed"] = time.monotonic() - started
@@ -165,7 +165,7 @@ def test_hard_timeout_from_a_non_main_thread(plugin):
     assert results["elapsed"] < 10  # the sleeping worker was killed, not waited for
     assert logged["rewards/sleepy/timeouts"] == 1.0 and logged["rewards/sleepy/errors"] == 0.0
     # the pool recovers: the next batch is scored normally
-    assert reward(prompts=["p"], completions=["fine"]) == [1.0]
+    assert reward.score(prompts=["p"], completions=["fine"]) == [1.0]
 
 
 def test_timeout_needs_a_picklable_function():

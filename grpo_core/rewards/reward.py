@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import inspect
 import math
@@ -15,7 +16,8 @@ from grpo_core.rewards.unscored import Unscored  # noqa: F401  (public as grpo_c
 from grpo_core.rewards.declared import Direction  # noqa: F401  (grpo_core.rewards.reward.Direction, as before)
 from grpo_core.rewards.declared import RewardChecks  # noqa: F401  (grpo_core.rewards.reward.RewardChecks, as before)
 from grpo_core.settings.params import params_or_former_args
-from grpo_core.rewards.timeout import TIMEOUT, Failure, get_pool
+from grpo_core.rewards.backend import scoring_pool
+from grpo_core.rewards.pool import TIMEOUT, Failure
 from grpo_core.specs import RewardSpec, validate_timeout  # noqa: F401  (grpo_core.rewards.reward.RewardSpec, as before)
 
 
@@ -92,7 +94,9 @@ def _content_text(content: Any) -> str:
 class Reward:
     """A RewardSpec with its parameters bound, callable with TRL's batch signature.
 
-    ``__name__`` is the plugin name, so TRL logs ``rewards/<name>/mean``.
+    ``__name__`` is the plugin name, so TRL logs ``rewards/<name>/mean``. ``score`` is the one way a reward is
+    scored, whoever calls it (training, the checks, preflight, sample, the pytest plugin); calling a ``Reward`` is
+    ``score``, and calling a ``ConcurrentReward`` (what ``load_rewards`` gives for a reward that waits) awaits it.
     """
 
     def __init__(self, spec: RewardSpec, params: dict, weight: float | None = None) -> None:
@@ -104,7 +108,7 @@ class Reward:
         self.optional = spec.optional_column_sources(params)
         self.columns = {**spec.required_columns(params), **self.optional}
         self.timeout = item_timeout(spec, params)
-        if self.timeout is not None and not spec.batched:
+        if self.timeout is not None and not spec.batched and not _is_async(spec.func):
             try:
                 pickle.dumps(spec.func)
                 if getattr(spec.func, "__module__", None) == "__main__":
@@ -119,6 +123,10 @@ class Reward:
         return f"<Reward {self.spec.name} params={self.params} weight={self.weight}>"
 
     def __call__(self, prompts=None, completions=None, completion_ids=None, **kwargs) -> list[float | None]:
+        return self.score(prompts, completions, completion_ids, **kwargs)
+
+    def score(self, prompts=None, completions=None, completion_ids=None, **kwargs) -> list[float | None]:
+        """The scores of a batch, with TRL's reward-function arguments; None for an item not scored."""
         completions = list(completions or [])
         n = len(completions)
         texts = [completion_text(c) for c in completions]
@@ -153,8 +161,10 @@ class Reward:
     def _score_items(self, call, n):
         texts, columns, prompts, completion_ids = call
         calls = [call_arguments(self.spec, self.params, texts, columns, prompts, completion_ids, i) for i in range(n)]
-        if self.timeout is not None and n:
-            raw = get_pool().map(self.spec.func, calls, self.timeout)
+        if _is_async(self.spec.func):  # waits on I/O here: its limit cancels the item's wait
+            outcomes = run_coroutine(_gather_items(self.spec.func, calls, self.timeout))
+        elif self.timeout is not None and n:
+            raw = scoring_pool().map(self.spec.func, calls, self.timeout)
             outcomes = [
                 ("timeout", None) if r is TIMEOUT else ("error", r.error) if isinstance(r, Failure) else ("ok", r)
                 for r in raw
@@ -190,7 +200,8 @@ class Reward:
         texts, columns = call[0], call[1]
         args, kwargs = call_arguments(self.spec, self.params, *call)
         try:
-            values = list(self.spec.func(*args, **kwargs))
+            values = self.spec.func(*args, **kwargs)
+            values = list(run_coroutine(values) if inspect.isawaitable(values) else values)
             if len(values) == n and all(type(v) is float for v in values) and math.isfinite(sum(values)):
                 return values, [None] * n  # plain finite floats (a finite sum means no nan or inf): nothing to convert
             reasons = [v.reason if isinstance(v, Unscored) else None for v in values]
@@ -210,6 +221,48 @@ class Reward:
             f"every completion of a batch of {len(texts)}: {error}. Parameters: {self.params}. "
             f"First input: {_shorten(sample)}"
         )
+
+
+class ConcurrentReward(Reward):
+    """A reward that waits (on worker processes, a sandbox, a server): TRL awaits it, so the rewards of one step
+    are scored at the same time, each in its own thread, and the step takes about as long as the slowest."""
+
+    async def __call__(self, prompts=None, completions=None, completion_ids=None, **kwargs) -> list[float | None]:
+        return await asyncio.to_thread(self.score, prompts, completions, completion_ids, **kwargs)
+
+
+def waits(spec: RewardSpec) -> bool:
+    """A reward that spends its time waiting: on the worker pool (it has a per-item limit) or on I/O (async)."""
+    return spec.timeout is not None or _is_async(spec.func)
+
+
+def _is_async(func) -> bool:
+    return inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(getattr(func, "__call__", None))
+
+
+def run_coroutine(coroutine):
+    """Run ``coroutine`` to its end from synchronous code, even in a thread whose event loop is running (Jupyter)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(asyncio.run, coroutine).result()
+
+
+async def _gather_items(func, calls: list, timeout: float | None) -> list[tuple[str, Any]]:
+    """An async per-item function on every item at once; ``timeout`` (seconds) cancels an item still waiting."""
+    async def one(args, kwargs):
+        try:
+            return "ok", await asyncio.wait_for(func(*args, **kwargs), timeout)
+        except asyncio.TimeoutError:
+            return "timeout", None
+        except Exception as error:
+            return "error", f"{type(error).__name__}: {error}"
+
+    return list(await asyncio.gather(*(one(args, kwargs) for args, kwargs in calls)))
 
 
 _TRL_KWARGS = {"trainer_state", "log_extra", "log_metric", "environments"}
@@ -275,7 +328,8 @@ def load_rewards(names: list[str], params: dict[str, dict] | None = None, weight
     for name in names:
         spec = registry.reward(name)
         asked_here = _dataset_params(spec, asked.get(name), dataset)
-        rewards.append(Reward(spec, spec.resolve({**asked_here, **(params.get(name) or {})}), weights.get(name)))
+        kind = ConcurrentReward if waits(spec) else Reward
+        rewards.append(kind(spec, spec.resolve({**asked_here, **(params.get(name) or {})}), weights.get(name)))
     return rewards
 
 

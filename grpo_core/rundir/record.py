@@ -25,6 +25,9 @@ def run_config(run) -> dict:
         **({"compare": settings.compare} if settings.compare else {}),
         **({"merge_lora": True} if settings.merge_lora else {}),
         **({"keep_checkpoints": False} if not settings.keep_checkpoints else {}),
+        **({"reward_workers": settings.reward_workers} if settings.reward_workers else {}),
+        **({"reward_backend": settings.reward_backend} if settings.reward_backend != "local" else {}),
+        **({"ray_address": settings.ray_address} if settings.ray_address else {}),
         **{k: v for k, v in run.grpo.items() if k != "reward_weights"},
     }
 

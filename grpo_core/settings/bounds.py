@@ -43,6 +43,7 @@ BOUNDS: dict[str, Bound] = {
     # grpo-core's own settings
     "compare": Bound("held-out prompts to compare on, 0 for none", "50", low=0),
     "num_processes": Bound("training processes", "2", low=1),
+    "reward_workers": Bound("worker processes that score rewards", "4", low=1),
     # GRPOConfig fields
     "max_steps": Bound("the number of training steps", "20", low=1),
     "num_generations": Bound("completions per prompt, compared within their group", "8", low=2),

@@ -79,6 +79,16 @@ class Settings:
         0, "After training, score the base and the trained model on this many held-out prompts: test-split questions "
         "not trained on, else the dataset's last rows, which the run says (0: no comparison; only the default run, "
         "grpo-run with no arguments, compares on 200).", "--compare", "N")
+    reward_workers: int | None = setting(
+        None, "Worker processes that score the rewards' CPU-heavy items (math-verify, sandboxed programs), shared by "
+        "every reward of the run (default: every core this process may use, divided among the training processes "
+        "of the machine).", "--reward-workers", "N")
+    reward_backend: str = setting(
+        "local", "Where the CPU-heavy scoring runs: local (this machine's worker processes) or ray (Ray tasks on a "
+        "cluster; pip install \"grpo-core[ray]\").", "--reward-backend", "local|ray")
+    ray_address: str | None = setting(
+        None, "The Ray cluster to score on with --reward-backend ray, e.g. 10.0.0.5:6379 (default: the cluster "
+        "RAY_ADDRESS names, else a local one).", "--ray-address", "ADDRESS")
     stages: list[dict] = setting(
         [], "A list of stages run one after the other, each from the model the one before it ended with, e.g. "
         "[{name: format, max_steps: 20}, {name: solve, rewards: [math]}] (config file only).", kind="file")

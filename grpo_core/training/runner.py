@@ -46,6 +46,7 @@ def run_from_options(dry_run=False, num_processes=None, argv=(), stage=None, **o
     compare = settings.compare and not launched  # the held-out comparison comes first, then the summary
     if not launched:
         trainer.validate_model_available(run.model)
+    trainer.start_scoring(run)
     trainer.load_data(run)  # a bad dataset is the user's input: said before the output folder's state
     lock = None if launched else trainer.claim_outputs(run, log)
     try:

@@ -80,7 +80,7 @@ def sample_and_score(model_path: str, rows, rewards, max_new_tokens: int = 64, b
     columns = {name: list(rows[name]) for name in rows.column_names if name != "prompt"}
     scores = {}
     for reward in rewards:
-        values = reward(prompts=prompts, completions=shaped, completion_ids=None, **columns)
+        values = reward.score(prompts=prompts, completions=shaped, completion_ids=None, **columns)
         finite = [v for v in values if v is not None and math.isfinite(v)]
         scores[reward.__name__] = {"mean": sum(finite) / len(finite) if finite else None, "scored": len(finite),
                                    "values": values}

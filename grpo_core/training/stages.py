@@ -202,6 +202,7 @@ def _prepare(staged: Staged, todo: list, root: Path, options: dict, preflight, l
     if todo:
         trainer.validate_model_available(todo[0].run.model)
     for stage in todo:
+        trainer.start_scoring(stage.run)  # each stage's cluster is reached before any model loads
         trainer.load_data(stage.run)
     log(training_profile_line(staged))
     for stage in todo:
@@ -229,6 +230,7 @@ def _train_stage(staged: Staged, stage: Stage, root: Path, log, argv) -> None:
             return
         log(message)
 
+    trainer.start_scoring(stage.run)
     try:
         trained = trainer.train(stage.run, log=stage_log, claim=stage.claim.hold())
     finally:

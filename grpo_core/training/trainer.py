@@ -14,6 +14,7 @@ from grpo_core.settings.params import did_you_mean
 from grpo_core.builtin.datasets import validate_columns
 from grpo_core.errors import UsageError
 from grpo_core.plugins import get_registry
+from grpo_core.rewards.backend import configure_scoring, validate_scoring
 from grpo_core.rewards.reward import load_rewards
 from grpo_core.rundir import outputs
 from grpo_core.rundir.claim import Claim, claim_outputs, replace_outputs
@@ -55,6 +56,7 @@ def resolve(settings: RunSettings, log=print, load_dataset: bool = True, num_pro
     weights = {**settings.weights, **constant_weights(settings.reward_schedules, settings.rewards)}
     rewards = load_rewards(settings.rewards, params=settings.reward_args, weights=weights, dataset=settings.dataset)
     schedules = build_schedules(settings.reward_schedules, rewards)
+    validate_scoring(settings.reward_workers, settings.reward_backend, settings.ray_address)
     registry.profile(settings.profile)  # the name only; a profile that picks looks at the hardware below
     if settings.dataset is None:
         raise UsageError("no dataset selected; add --dataset NAME (installed: "
@@ -80,6 +82,13 @@ def resolve(settings: RunSettings, log=print, load_dataset: bool = True, num_pro
     if load_dataset:
         load_data(run)
     return run
+
+
+def start_scoring(run: ResolvedRun) -> None:
+    """The run's worker pool or Ray cluster, set up before the dataset and model load (an unreachable cluster is
+    a usage error said here)."""
+    settings = run.settings
+    configure_scoring(settings.reward_workers, settings.reward_backend, settings.ray_address)
 
 
 def profile_line(run: ResolvedRun) -> str:

@@ -108,14 +108,14 @@ def test_a_hanging_checker_is_cut_off_and_the_rest_of_the_batch_is_scored():
     rows = [poly, poly, poly, chain, chain]
     metrics = {}
     start = time.monotonic()
-    scores = reward(prompts=[""] * 5, completions=completions, log_metric=metrics.__setitem__,
+    scores = reward.score(prompts=[""] * 5, completions=completions, log_metric=metrics.__setitem__,
                     **{k: [r[k] for r in rows] for k in ("answer", "task", "entry")})
     elapsed = time.monotonic() - start
     assert scores == [1.0, 0.0, 0.0, 1.0, 0.0]
     assert metrics["rewards/reasoning-gym/timeouts"] == 1.0
     # The cut-off chunk (timeout) and the hanging item alone (timeout), plus starting workers that import sympy.
     assert elapsed < 2 * timeout + 60, elapsed
-    again = reward(prompts=[""] * 2, completions=completions[:1] + completions[2:3],
+    again = reward.score(prompts=[""] * 2, completions=completions[:1] + completions[2:3],
                    **{k: [r[k] for r in rows[:2]] for k in ("answer", "task", "entry")})
     assert again == [1.0, 0.0]  # the replaced workers score the next batch
 
@@ -154,7 +154,7 @@ def test_through_the_adapter_in_worker_processes():
     (reward,) = load_rewards(["reasoning-gym"])
     columns = [row("chain_sum", i) for i in range(3)]
     completions = [f"<answer>{c['answer']}</answer>" for c in columns[:2]] + ["<answer>nope</answer>"]
-    scores = reward(prompts=[""] * 3, completions=completions, **{k: [c[k] for c in columns] for k in columns[0]})
+    scores = reward.score(prompts=[""] * 3, completions=completions, **{k: [c[k] for c in columns] for k in columns[0]})
     assert scores == [1.0, 1.0, 0.0]
 
 

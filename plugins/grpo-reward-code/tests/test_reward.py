@@ -53,7 +53,7 @@ def test_asserts_that_are_not_value_tests_run_in_the_sandbox():
 
 def test_the_tests_column_can_be_renamed():
     (reward,) = load_rewards(["code"], {"code": {"tests_column": "test_list"}})
-    assert reward(prompts=["p"], completions=[GOOD], test_list=[ADD_TESTS]) == [1.0]
+    assert reward.score(prompts=["p"], completions=[GOOD], test_list=[ADD_TESTS]) == [1.0]
 
 
 # Value tests, and asserts that run in the sandbox (a patched abs or isinstance would pass these).

@@ -117,8 +117,8 @@ def test_hostile_batch_through_the_adapter_in_both_shapes(registry):
     (reward,) = grpo_core.load_rewards(["json-schema"], VALIDITY_ONLY)
     names = sorted(HOSTILE)
     texts = [HOSTILE[name] for name in names]
-    plain = reward(prompts=[""] * len(texts), completions=texts, schema=[SCHEMA] * len(texts))
-    chat = reward(prompts=[""] * len(texts), completions=[[{"role": "assistant", "content": t}] for t in texts],
+    plain = reward.score(prompts=[""] * len(texts), completions=texts, schema=[SCHEMA] * len(texts))
+    chat = reward.score(prompts=[""] * len(texts), completions=[[{"role": "assistant", "content": t}] for t in texts],
                   schema=[SCHEMA] * len(texts))
     assert plain == chat
     assert all(isinstance(value, float) and 0.0 <= value <= 1.0 for value in plain), dict(zip(names, plain))

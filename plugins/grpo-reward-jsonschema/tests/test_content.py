@@ -156,7 +156,7 @@ def test_hostile_schemas_finish_in_bounded_time_with_a_timeout_counted(name):
     (reward,) = load_rewards(["json-schema"], {"json-schema": {"expected_column": "", "timeout": 0.5}})
     logged = {}
     started = time.monotonic()
-    scores = reward(prompts=[""] * 2, completions=[completion, '"aaa"' if "pattern" in name else "[1, 2]"],
+    scores = reward.score(prompts=[""] * 2, completions=[completion, '"aaa"' if "pattern" in name else "[1, 2]"],
                     schema=[schema] * 2, log_metric=logged.__setitem__)
     elapsed = time.monotonic() - started
     assert scores[0] in (None, 0.0) and scores[1] == 1.0

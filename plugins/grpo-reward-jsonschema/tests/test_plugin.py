@@ -22,8 +22,8 @@ def test_both_completion_shapes_give_the_same_scores(registry, person_schema):
     assert reward.__name__ == "json-schema"
     texts = [VALID, MISSING_EMAIL, PROSE, f"```json\n{VALID}\n```"]
     schemas = [person_schema] * len(texts)
-    plain = reward(prompts=["p"] * 4, completions=texts, schema=schemas)
-    chat = reward(prompts=[[{"role": "user", "content": "p"}]] * 4,
+    plain = reward.score(prompts=["p"] * 4, completions=texts, schema=schemas)
+    chat = reward.score(prompts=[[{"role": "user", "content": "p"}]] * 4,
                   completions=[conversational(t) for t in texts], schema=schemas)
     assert plain == chat == [1.0, 0.5, 0.0, 1.0]
 
@@ -31,9 +31,9 @@ def test_both_completion_shapes_give_the_same_scores(registry, person_schema):
 def test_schema_column_can_be_renamed(registry, person_schema):
     (reward,) = grpo_core.load_rewards(["json-schema"], {"json-schema": {"schema_column": "answer_schema", "expected_column": ""}})
     assert reward.columns == {"schema": "answer_schema"}
-    assert reward(prompts=["p"], completions=[VALID], answer_schema=[person_schema]) == [1.0]
+    assert reward.score(prompts=["p"], completions=[VALID], answer_schema=[person_schema]) == [1.0]
     with pytest.raises(RewardError, match="answer_schema"):
-        reward(prompts=["p"], completions=[VALID], schema=[person_schema])
+        reward.score(prompts=["p"], completions=[VALID], schema=[person_schema])
 
 
 def test_schema_file_needs_no_column(registry, tmp_path, person_schema):
@@ -41,7 +41,7 @@ def test_schema_file_needs_no_column(registry, tmp_path, person_schema):
     path.write_text(person_schema)
     (reward,) = grpo_core.load_rewards(["json-schema"], {"json-schema": {"schema": str(path), "expected_column": ""}})
     assert reward.columns == {}
-    scores = reward(prompts=["p"] * 3, completions=[VALID, conversational(MISSING_EMAIL), PROSE])
+    scores = reward.score(prompts=["p"] * 3, completions=[VALID, conversational(MISSING_EMAIL), PROSE])
     assert scores == [1.0, 0.5, 0.0]
 
 
@@ -78,14 +78,14 @@ def test_bad_parameters_fail_at_load_time(registry, args, words):
 def test_bad_column_schema_on_a_whole_batch_names_plugin_and_schema(registry):
     (reward,) = grpo_core.load_rewards(["json-schema"], VALIDITY_ONLY)
     with pytest.raises(RewardError) as error:
-        reward(prompts=["p"] * 2, completions=[VALID, VALID], schema=['{"type": "objekt"}'] * 2)
+        reward.score(prompts=["p"] * 2, completions=[VALID, VALID], schema=['{"type": "objekt"}'] * 2)
     message = str(error.value)
     assert "json-schema" in message and "objekt" in message and "not a valid JSON Schema" in message
 
 
 def test_one_bad_row_gives_none_for_its_completions_only(registry, person_schema):
     (reward,) = grpo_core.load_rewards(["json-schema"], VALIDITY_ONLY)
-    scores = reward(prompts=["p"] * 2, completions=[VALID, VALID], schema=[person_schema, "{oops"])
+    scores = reward.score(prompts=["p"] * 2, completions=[VALID, VALID], schema=[person_schema, "{oops"])
     assert scores == [1.0, None]
 
 

@@ -13,13 +13,13 @@ SCHEMA = json.dumps({"type": "object", "properties": {"name": {"type": "string"}
 
 def test_a_batch_with_only_a_schema_column_scores_validity():
     (reward,) = load_rewards(["json-schema"])
-    scores = reward(prompts=["p"] * 3, completions=['{"name": "Ada"}', '{"name": 3}', "no JSON"], schema=[SCHEMA] * 3)
+    scores = reward.score(prompts=["p"] * 3, completions=['{"name": "Ada"}', '{"name": 3}', "no JSON"], schema=[SCHEMA] * 3)
     assert scores == [1.0, 0.5, 0.0]
 
 
 def test_the_expected_column_is_still_compared_when_the_batch_has_it():
     (reward,) = load_rewards(["json-schema"])
-    scores = reward(prompts=["p"] * 2, completions=['{"name": "Ada"}'] * 2, schema=[SCHEMA] * 2,
+    scores = reward.score(prompts=["p"] * 2, completions=['{"name": "Ada"}'] * 2, schema=[SCHEMA] * 2,
                     expected=['{"name": "Ada"}', '{"name": "Grace"}'])
     assert scores == [1.0, 0.0]
 
@@ -27,7 +27,7 @@ def test_the_expected_column_is_still_compared_when_the_batch_has_it():
 def test_a_renamed_expected_column_that_is_missing_is_an_error_naming_the_fix():
     (reward,) = load_rewards(["json-schema"], {"json-schema": {"expected_column": "gold"}})
     with pytest.raises(RewardError, match="needs the dataset column 'gold'.*expected_column=COLUMN"):
-        reward(prompts=["p"], completions=['{"name": "Ada"}'], schema=[SCHEMA])
+        reward.score(prompts=["p"], completions=['{"name": "Ada"}'], schema=[SCHEMA])
 
 
 def test_the_checks_on_schema_only_rows_say_once_that_content_is_not_compared():

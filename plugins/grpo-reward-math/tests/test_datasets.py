@@ -58,7 +58,7 @@ def test_gsm8k_rows_score_with_the_math_reward():
     dataset = load("gsm8k", path=str(GSM8K_FILE))
     (reward,) = load_rewards(["math"])
     completions = [f"Let me think.\n<answer>{a}</answer>" for a in dataset["answer"]]
-    assert reward(prompts=dataset["prompt"], completions=completions, answer=dataset["answer"]) == [1.0] * len(dataset)
+    assert reward.score(prompts=dataset["prompt"], completions=completions, answer=dataset["answer"]) == [1.0] * len(dataset)
 
 
 def test_gsm8k_file_errors_name_the_problem(tmp_path):

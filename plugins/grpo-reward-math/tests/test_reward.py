@@ -235,8 +235,8 @@ def test_both_completion_shapes_through_load_rewards():
     assert reward.__name__ == "math"
     texts = ["<answer>72</answer>", "\\boxed{\\frac{1}{2}}", "I think 71", "<answer>x</answer>"]
     golds = ["72", "0.5", "72", ""]
-    plain = reward(prompts=["q"] * 4, completions=texts, answer=golds)
-    chat = reward(
+    plain = reward.score(prompts=["q"] * 4, completions=texts, answer=golds)
+    chat = reward.score(
         prompts=[[{"role": "user", "content": "q"}]] * 4,
         completions=[[{"role": "assistant", "content": t}] for t in texts],
         answer=golds,
@@ -248,7 +248,7 @@ def test_answer_column_remaps_the_gold_column():
     from grpo_core import load_rewards
 
     (reward,) = load_rewards(["math"], {"math": {"answer_column": "solution"}})
-    assert reward(prompts=["q"], completions=["<answer>3</answer>"], solution=["3"]) == [1.0]
+    assert reward.score(prompts=["q"], completions=["<answer>3</answer>"], solution=["3"]) == [1.0]
 
 
 @pytest.mark.parametrize(
