@@ -3,10 +3,12 @@
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import yaml
@@ -201,3 +203,12 @@ def test_two_machines_train_one_run_together(tmp_path, cache_dir):
     assert [m["step"] for m in steps] == [1, 2]
     # every completion of both machines' ranks is counted: 2 ranks x per_device each step
     assert [m["rewards/math/unscorable"] for m in steps] == [2 * per_device] * 2
+
+
+def test_the_user_guides_machine_config_is_read_as_it_says(tmp_path):
+    guide = (Path(__file__).resolve().parents[1] / "docs" / "user-guide.md").read_text()
+    (block,) = [text for text in re.findall(r"```yaml\n(.*?)```", guide, re.S) if "num_machines" in text]
+    path = tmp_path / "train.yaml"
+    path.write_text(block)
+    place = launch.place_of(settings_from_options(config_file=str(path), machine_rank=1))
+    assert (place.machines, place.rank, place.options["main_process_ip"]) == (2, 1, "node001")

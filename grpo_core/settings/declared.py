@@ -94,8 +94,9 @@ class Settings:
                                      "(GRPOConfig.output_dir).", "--output-dir", kind="grpo")
     overrides: list[str] = setting([], "Set any GRPOConfig field, e.g. learning_rate=1e-5.", "--set", "FIELD=VALUE",
                                    kind="command")
-    num_processes: int | None = setting(None, "Train in N processes through `accelerate launch`.", "--num-processes",
-                                        "N", kind="command")
+    num_processes: int | None = setting(None, "Train in N processes through `accelerate launch`, counted over all "
+                                        "machines together (see --num-machines).", "--num-processes", "N",
+                                        kind="command")
     num_machines: int | None = setting(
         None, "Machines that train the run together (default 1): start grpo-run on each with the same settings and its "
         "own --machine-rank. --num-processes then counts the processes of all machines together, as accelerate's "
