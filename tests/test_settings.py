@@ -30,7 +30,7 @@ def plugin():
 
 def test_run_settings_has_exactly_the_declared_fields_a_run_keeps():
     kept = [f.name for f in dataclasses.fields(declared.Settings)
-            if f.metadata["kind"] in ("run", "invocation", "derived")]
+            if f.metadata["kind"] in ("run", "invocation", "place", "derived")]
     assert [f.name for f in dataclasses.fields(declared.RunSettings)] == kept
     assert {"weights", "overwrite", "grpo", "base_grpo"} <= set(kept)  # once added by hand, now declared
 

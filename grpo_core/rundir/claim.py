@@ -60,6 +60,21 @@ def claim_outputs(run, log=print) -> Claim:
     return claim
 
 
+def follow_outputs(run) -> Claim:
+    """The launcher on a machine of rank above 0: machine 0's launcher locks and checks the output folder, so this one
+    claims nothing (on its own disk there is nothing to claim); with --resume it hands on the last checkpoint it sees,
+    the same one machine 0 found when the folder is on a disk they share."""
+    folder = Path(run.grpo["output_dir"])
+    validate_flags(run.settings.resume, run.settings.overwrite)
+    if not run.settings.resume:
+        return Claim(folder)
+    last = checkpoints(folder)[-1:]
+    if not last:
+        raise UsageError(f"--resume on machine rank {run.place.rank}: no checkpoint in '{folder}'; every machine "
+                         "reads the checkpoint, so put the output folder on a disk all the machines share")
+    return Claim(folder, last[0])
+
+
 def replace_outputs(run, log=print) -> None:
     """--overwrite, once every check has passed: remove what the earlier run wrote (and nothing else)."""
     if run.settings.overwrite and not run.settings.resume:

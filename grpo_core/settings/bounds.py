@@ -44,6 +44,9 @@ BOUNDS: dict[str, Bound] = {
     "compare": Bound("held-out prompts to compare on, 0 for none", "50", low=0),
     "num_processes": Bound("training processes", "2", low=1),
     "reward_workers": Bound("worker processes that score rewards", "4", low=1),
+    "num_machines": Bound("machines training together", "2", low=1),
+    "machine_rank": Bound("this machine's rank among the machines", "0", low=0),
+    "main_process_port": Bound("the port the machines meet on", "29500", low=1, high=65535),
     # GRPOConfig fields
     "max_steps": Bound("the number of training steps", "20", low=1),
     "num_generations": Bound("completions per prompt, compared within their group", "8", low=2),

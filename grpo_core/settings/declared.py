@@ -28,6 +28,8 @@ KINDS = {
     "run": "a config-file key and a RunSettings field (and a train option when it has a flag)",
     "file": "a config-file key read apart from RunSettings (the stages, by grpo_core.training.stages)",
     "invocation": "a train option kept in RunSettings for this command only: not a file key, not recorded",
+    "place": "where the run executes (machines, accelerate's config): a config-file key and a RunSettings field, "
+             "not recorded in run_config.yaml nor compared by --resume, since the same run may move",
     "derived": "a RunSettings field made from other settings, given by no one directly",
     "grpo": "a train option for one GRPOConfig field",
     "command": "a train option that steers the command rather than the run",
@@ -102,8 +104,26 @@ class Settings:
                                      "(GRPOConfig.output_dir).", "--output-dir", kind="grpo")
     overrides: list[str] = setting([], "Set any GRPOConfig field, e.g. learning_rate=1e-5.", "--set", "FIELD=VALUE",
                                    kind="command")
-    num_processes: int | None = setting(None, "Train in N processes through `accelerate launch`.", "--num-processes",
-                                        "N", kind="command")
+    num_processes: int | None = setting(None, "Train in N processes through `accelerate launch`, counted over all "
+                                        "machines together (see --num-machines).", "--num-processes", "N",
+                                        kind="command")
+    num_machines: int | None = setting(
+        None, "Machines that train the run together (default 1): start grpo-run on each with the same settings and its "
+        "own --machine-rank. --num-processes then counts the processes of all machines together, as accelerate's "
+        "does (default: the profile's count on each machine, or one per machine).", "--num-machines", "N",
+        kind="place")
+    machine_rank: int | None = setting(
+        None, "This machine's rank, 0 to N-1 of --num-machines N; rank 0 is the machine at --main-process-ip, and "
+        "the one that writes the run folder's shared outputs.", "--machine-rank", "RANK", kind="place")
+    main_process_ip: str | None = setting(
+        None, "The address of the machine of rank 0, reachable from every machine (needed with --num-machines above "
+        "1).", "--main-process-ip", "ADDRESS", kind="place")
+    main_process_port: int | None = setting(
+        None, "The port on the machine of rank 0 that the machines meet on (accelerate's default: 29500).",
+        "--main-process-port", "PORT", kind="place")
+    accelerate_config: str | None = setting(
+        None, "Your own accelerate config file (as `accelerate config` writes), used in place of the profile's "
+        "launcher; the flags above win over its values.", "--accelerate-config", "FILE", kind="place")
     dry_run: bool = setting(False, "Print the resolved run as JSON and exit; loads no model or dataset, runs no "
                             "checks, uses no network.", "--dry-run", kind="command")
     weights: dict[str, float] = setting({}, "The reward weights given with the rewards (NAME=WEIGHT).",
@@ -146,9 +166,10 @@ _HINTS = typing.get_type_hints(Settings)
 DECLARED: tuple[Setting, ...] = tuple(_declared(f, _HINTS[f.name]) for f in dataclasses.fields(Settings))
 # What a user gives (the derived fields are made from these).
 SETTINGS = tuple(s for s in DECLARED if s.kind != "derived")
-RUN_SETTINGS = tuple(s for s in DECLARED if s.kind == "run")
+# What a config file's top level (and a stage) may set besides GRPOConfig fields, each read with its declared type.
+FILE_SETTINGS = tuple(s for s in DECLARED if s.kind in ("run", "place"))
 # Keys of a config file that are grpo-core's rather than GRPOConfig fields.
-FILE_KEYS = tuple(s.name for s in DECLARED if s.kind in ("run", "file"))
+FILE_KEYS = tuple(s.name for s in DECLARED if s.kind in ("run", "file", "place"))
 # Keys that trl's own CLI scripts use for the same things.
 TRL_ALIASES = {"model_name_or_path": "model"}
 BY_NAME = {s.name: s for s in DECLARED}
@@ -158,7 +179,7 @@ RunSettings = dataclasses.make_dataclass(
     "RunSettings",
     [(f.name, _HINTS[f.name], dataclasses.field(default=f.default, default_factory=f.default_factory,
                                                 metadata=f.metadata))
-     for f in dataclasses.fields(Settings) if f.metadata["kind"] in ("run", "invocation", "derived")],
+     for f in dataclasses.fields(Settings) if f.metadata["kind"] in ("run", "invocation", "place", "derived")],
     namespace={"__module__": __name__},
 )
 RunSettings.__doc__ = "Everything a training run needs, before anything heavy is loaded (the fields of Settings a run keeps)."
@@ -215,7 +236,7 @@ training_options = options(*(s.name for s in SETTINGS if s.flag is not None))
 
 def describe_settings(settings) -> dict:
     """The run settings as the config-file keys name them (for ``--dry-run``)."""
-    return {s.name: getattr(settings, s.name) for s in RUN_SETTINGS}
+    return {s.name: getattr(settings, s.name) for s in FILE_SETTINGS}
 
 
 def settings_table() -> str:

@@ -33,7 +33,7 @@ import yaml
 
 from grpo_core.errors import UsageError
 from grpo_core.settings.bounds import validate_bound
-from grpo_core.settings.declared import RUN_SETTINGS, TRL_ALIASES, RunSettings, parse_grpo_fields
+from grpo_core.settings.declared import FILE_SETTINGS, TRL_ALIASES, RunSettings, parse_grpo_fields
 from grpo_core.settings.grpo_fields import shown_value
 from grpo_core.training.schedules import parse_cli_schedules
 
@@ -196,7 +196,7 @@ def file_layer(data: dict, path: str) -> dict:
     rewards = data.pop("rewards", None)
     if rewards is not None:
         result["rewards"], result["weights"] = _rewards_from_file(rewards, path)
-    for setting in RUN_SETTINGS:
+    for setting in FILE_SETTINGS:
         if setting.name == "rewards" or setting.name not in data:
             continue
         value = data.pop(setting.name)

@@ -14,6 +14,7 @@ from grpo_core.errors import GrpoError
 from grpo_core.plugins import get_registry
 from grpo_core.rewards.reward import load_rewards
 from grpo_core.rundir import outputs
+from grpo_core.rundir.claim import follow_outputs
 from grpo_core.rundir.record import describe
 from grpo_core.settings.layers import flag_layer, settings_from_options  # noqa: F401  (imported from here)
 from grpo_core.training import launch, stages, trainer
@@ -37,7 +38,7 @@ def run_from_options(dry_run=False, num_processes=None, argv=(), stage=None, **o
     launched = launch.is_launched()
     run = trainer.resolve(settings, log=log, load_dataset=False, num_processes=num_processes)
     command = None if launched else launch.launch_command(
-        run.profile, num_processes, [a for a in argv if a != "--dry-run"]
+        run.profile, num_processes, [a for a in argv if a != "--dry-run"], run.place
     )
     if dry_run:
         log(trainer.profile_line(run))
@@ -48,13 +49,15 @@ def run_from_options(dry_run=False, num_processes=None, argv=(), stage=None, **o
         trainer.validate_model_available(run.model)
     trainer.start_scoring(run)
     trainer.load_data(run)  # a bad dataset is the user's input: said before the output folder's state
-    lock = None if launched else trainer.claim_outputs(run, log)
+    # machine 0's launcher holds the folder for every machine's processes; the others claim nothing
+    lock = None if launched else trainer.claim_outputs(run, log) if run.place.main_machine else follow_outputs(run)
     try:
         log(trainer.profile_line(run))
         if settings.preflight and not launched:
             preflight(run)
         if command is not None:
-            trainer.replace_outputs(run, log)
+            if run.place.main_machine:
+                trainer.replace_outputs(run, log)
             click.echo(f"launching: {' '.join(command)}", err=True)
             code = _wait_for(command, lock.checkpoint)
             if code:

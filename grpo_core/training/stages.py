@@ -135,7 +135,8 @@ def resolve_stages(staged: Staged, options: dict, settings_from_options, num_pro
         except UsageError as error:
             raise UsageError(f"stage '{stage.name}': {error}") from None
         stage.run.lora_adapter = lora_adapter
-        if stage.run.profile.launcher or (num_processes or 1) > 1:
+        if stage.run.profile.launcher or (num_processes or 1) > 1 or stage.run.place.machines > 1 \
+                or "config_file" in stage.run.place.options:
             raise UsageError("a staged run trains in one process, and this one would launch several; pick a "
                              "single-process profile with --profile, or run each stage with --stage")
         previous = stage

@@ -42,6 +42,7 @@ class ResolvedRun:
     dataset_spec: object = None
     schedules: dict = field(default_factory=dict)  # reward name -> schedules.Schedule of its weight
     lora_adapter: str | None = None  # a LoRA adapter folder to continue training (a stage after the first)
+    place: launch.Place = field(default_factory=launch.Place)  # the machines it trains on
 
 
 def resolve(settings: RunSettings, log=print, load_dataset: bool = True, num_processes: int | None = None) -> ResolvedRun:
@@ -68,6 +69,7 @@ def resolve(settings: RunSettings, log=print, load_dataset: bool = True, num_pro
     validate_model_name(settings.model)
     grpo_settings = parse_grpo_fields(settings.grpo, "GRPOConfig")
     validate_is_folder(grpo_settings.get("output_dir") or DEFAULT_OUTPUT_DIR)
+    place = launch.place_of(settings, num_processes)
     profile, reason = pick_profile(settings.profile)
     grpo = layer(*({"grpo": values} for values in (settings.base_grpo, profile.grpo_config, grpo_settings)))["grpo"]
     grpo["output_dir"] = str(Path(grpo.get("output_dir") or DEFAULT_OUTPUT_DIR).absolute())
@@ -76,9 +78,9 @@ def resolve(settings: RunSettings, log=print, load_dataset: bool = True, num_pro
         grpo["model_init_kwargs"] = {**profile.model_kwargs, **(grpo.get("model_init_kwargs") or {})}
     if not grpo.get("use_cpu") and not _has_accelerator():
         grpo.update(use_cpu=True, bf16=False, fp16=False)  # TRL defaults to bf16, which fails on a CPU
-    validate_grpo_config(grpo, process_count(profile, num_processes))
+    validate_grpo_config(grpo, process_count(profile, num_processes, place))
     run = ResolvedRun(settings, rewards, None, dataset_params, settings.model, profile, reason, grpo, dataset_spec,
-                      schedules)
+                      schedules, place=place)
     if load_dataset:
         load_data(run)
     return run
@@ -130,18 +132,11 @@ def load_dataset_offline_first(spec, params: dict, name: str):
     return spec.load(**params)
 
 
-def process_count(profile, num_processes: int | None) -> int:
-    """How many training processes the run will have (TRL's batch rules count them)."""
+def process_count(profile, num_processes: int | None, place: launch.Place = launch.Place()) -> int:
+    """How many training processes the run will have on all its machines (TRL's batch rules count them)."""
     if launch.is_launched():
         return int(os.environ.get("WORLD_SIZE") or 1)
-    if num_processes:
-        return num_processes
-    options = profile.launcher or {}
-    if options.get("num_processes"):
-        return int(options["num_processes"])
-    if options.get("accelerate_config"):
-        return max(1, launch.gpu_count() - int(options.get("reserve_gpus") or 0))
-    return 1
+    return launch.process_total(profile, num_processes, place)
 
 
 def pick_profile(name: str):
@@ -299,6 +294,7 @@ def train(run: ResolvedRun, log=print, progress: bool = True, claim: Claim | Non
         output_dir.mkdir(parents=True, exist_ok=True)
         if claim.checkpoint is not None:
             log(f"resuming from {claim.checkpoint}")
+        if claim.checkpoint is not None and launch.is_global_main():
             outputs.truncate_metrics(output_dir / METRICS_FILE, checkpoint_step(claim.checkpoint))
         return _train(run, log, progress, output_dir, claim.checkpoint, summary)
     finally:
@@ -322,7 +318,8 @@ def _train(run: ResolvedRun, log, progress: bool, output_dir: Path, checkpoint, 
         load_data(run)
     if validate_model_available(run.model):
         offline.go_offline()  # the model is local; the dataset was read offline or is in memory now
-    write_run_config(run, output_dir / RUN_CONFIG)
+    if launch.is_global_main():  # the run folder's shared outputs are rank 0's, on whichever machine's disk
+        write_run_config(run, output_dir / RUN_CONFIG)
     trainer = build_trainer(run, progress=progress)
     trainer.train(resume_from_checkpoint=str(checkpoint) if checkpoint else None)
     if not trainer.is_world_process_zero():
