@@ -63,7 +63,9 @@ SPEC = RewardSpec(
               maximum=1 << 20),
         Param("sandbox", "bubblewrap", str, "bubblewrap: namespaces, no network, an empty temporary folder; none: "
               "only limits and a clean environment (prints a warning)", SANDBOXES, unsafe=("none",)),
-        Param("workers", 0, int, "programs run at once; 0: one per core", minimum=0, maximum=256),
+        Param("workers", 0, int, "programs run at once in threads of the training process; 0: in the run's "
+              "shared worker processes (--reward-workers, one per core by default; or a Ray cluster with "
+              "--reward-backend ray)", minimum=0, maximum=256),
     ),
     checks=CHECKS,
     validate=_validate,

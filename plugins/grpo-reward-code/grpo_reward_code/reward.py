@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import ThreadPoolExecutor
 
-from grpo_core import Unscored, completion_text
+from grpo_core import Unscored, completion_text, run_with_timeouts
 
 from grpo_reward_code.programs import extract_program, read_tests, same_output, same_value
 from grpo_reward_code.sandbox import Limits, run_job
 
 
-def cores() -> int:
-    """The cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0)) or 1
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
+OUTER_GRACE_S = 10.0  # beyond a program's own limit, for the sandbox to start and report, before its worker is killed
 
 
 def passed(tests, outcome) -> int:
@@ -89,10 +83,12 @@ def code_reward(
             scores[index] = 0.0
             continue
         jobs.append((index, program, row_tests))
-    if jobs:
-        threads = min(len(jobs), workers or cores())
-        with ThreadPoolExecutor(max_workers=threads) as pool:
-            results = pool.map(lambda job: score_one(job[1], job[2], limits, sandbox, strict), jobs)
-            for (index, _, _), result in zip(jobs, results):
-                scores[index] = result
+    calls = [((program, row_tests, limits, sandbox, strict), {}) for _, program, row_tests in jobs]
+    if calls and workers:  # a fixed number of programs at once, from threads of this process
+        with ThreadPoolExecutor(max_workers=min(len(calls), workers)) as pool:
+            results = list(pool.map(lambda call: score_one(*call[0]), calls))
+    elif calls:  # the run's shared worker processes (every core, or a Ray cluster), each under an outer limit too
+        results = run_with_timeouts(score_one, calls, limits.timeout + OUTER_GRACE_S)
+    for (index, _, _), result in zip(jobs, results if calls else []):
+        scores[index] = result
     return scores

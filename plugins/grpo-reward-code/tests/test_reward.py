@@ -87,7 +87,8 @@ def test_a_program_that_dumps_its_memory_never_sees_the_expected_values(monkeypa
 
     sent = []
     monkeypatch.setattr(reward, "run_job", lambda job, *rest: sent.append(json.dumps(job["tests"])) or run_job(job, *rest))
-    assert call_reward(SPEC, [block(spy)], tests=[["assert add(1, 2) == 918273645"]]) == [0.0]
+    # workers=1: from a thread of this process, where the spy on run_job sees the job (worker processes build the same)
+    assert call_reward(SPEC, [block(spy)], params={"workers": 1}, tests=[["assert add(1, 2) == 918273645"]]) == [0.0]
     assert "add(1, 2)" in sent[0] and "918273645" not in sent[0]
 
 
