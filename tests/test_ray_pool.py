@@ -5,6 +5,7 @@ by `import grpo_core`."""
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -19,6 +20,9 @@ import pytest
 import ray_pool_fixtures as fx
 from grpo_core.rewards.timeout import TIMEOUT, Failure, WorkerPool
 
+if "ray" not in sys.modules:  # Ray reads its authentication mode once, when imported; the head gets the same
+    os.environ.setdefault("RAY_AUTH_MODE", "token")
+    os.environ.setdefault("RAY_AUTH_TOKEN", secrets.token_hex(32))
 ray = pytest.importorskip("ray", reason='the Ray backend is tested with its extra: pip install -e ".[test,ray]"')
 
 from grpo_core.rewards.ray_pool import RayPool, connect  # noqa: E402
@@ -47,16 +51,15 @@ def wait_for_port(port: int, head: subprocess.Popen, seconds: float = 60) -> Non
 
 @pytest.fixture(scope="module")
 def cluster():
-    """A head node of two CPUs started like a user's (`ray start --head`), in its own temp folder, joined by address."""
+    """A head node of two CPUs started like a user's (`ray start --head`), in its own temp folder, joined by address
+    with a token of this session (the head listens on every interface)."""
     port = free_port()
     temp = tempfile.mkdtemp(prefix="rt", dir="/tmp")  # Ray's socket paths must stay short
     ray_cli = str(Path(sys.executable).parent / "ray")
     head = subprocess.Popen(
         [ray_cli, "start", "--head", "--block", "--port", str(port), "--node-ip-address", "127.0.0.1",
          "--num-cpus", "2", "--include-dashboard", "false", "--disable-usage-stats", "--temp-dir", temp],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-        # the head authenticates as this process will: a token in ~/.ray alone turns auth on for `ray start` only
-        env={**os.environ, "RAY_AUTH_MODE": os.environ.get("RAY_AUTH_MODE", "disabled")})
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         wait_for_port(port, head)
         address = f"127.0.0.1:{port}"
