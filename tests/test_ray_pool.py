@@ -25,6 +25,7 @@ if "ray" not in sys.modules:  # Ray reads its authentication mode once, when imp
     os.environ.setdefault("RAY_AUTH_TOKEN", secrets.token_hex(32))
 ray = pytest.importorskip("ray", reason='the Ray backend is tested with its extra: pip install -e ".[test,ray]"')
 
+from grpo_core.rewards import ray_pool  # noqa: E402
 from grpo_core.rewards.ray_pool import RayPool, connect  # noqa: E402
 
 TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -137,8 +138,24 @@ def test_an_actor_killed_mid_batch_has_its_item_retried_and_the_scores_stay_righ
     batch.join(60)
     assert results == [[x * x for x in range(10)]]
     assert pool.retries == retries + 1
-    actors = [actor for actor, _ in pool.pids()]
-    assert victim not in actors and len(actors) == pool.size  # replaced for later calls
+    for _ in range(50):  # replaced for later calls, once the cluster reports the dead actor's CPU free again
+        assert pool.map(fx.square, [((2,), {})], 5.0) == [4]
+        actors = [actor for actor, _ in pool.pids()]
+        if len(actors) == pool.size:
+            break
+        time.sleep(0.1)
+    assert victim not in actors and len(actors) == pool.size
+
+
+@pytest.mark.slow
+def test_a_pool_larger_than_the_cluster_starts_no_actor_that_cannot_be_placed(pool, monkeypatch):
+    """As after a node is lost: an unplaceable actor would hold the items given to it until the deadline."""
+    monkeypatch.setattr(ray_pool, "GRACE", 3.0)
+    monkeypatch.setattr(pool, "size", pool.size + 1)
+    start = time.monotonic()
+    assert pool.map(fx.square, [((x,), {}) for x in range(6)], 1.0) == [x * x for x in range(6)]
+    assert time.monotonic() - start < 3.0
+    assert len(pool.pids()) == 2
 
 
 @pytest.mark.slow

@@ -119,8 +119,9 @@ def _summary(error: BaseException) -> str:
 class RayPool:
     """``size`` Ray actors (one CPU each) with ``WorkerPool.map``'s contract; several threads may map at once.
 
-    ``size`` defaults to the cluster's CPUs. Items whose actor dies are retried once on another actor and dead
-    actors are replaced; ``retries`` counts the items retried so far.
+    ``size`` (at most that many actors) defaults to the cluster's CPUs, so a process needs only one pool. Items
+    whose actor dies are retried once on another actor and dead actors are replaced where a CPU is free;
+    ``retries`` counts the items retried so far.
     """
 
     def __init__(self, address: str | None = None, size: int | None = None) -> None:
@@ -128,7 +129,8 @@ class RayPool:
         ray = _ray()
         self.size = size or max(1, int(ray.cluster_resources().get("CPU", 1)))
         self.retries = 0
-        paths = [path for path in sys.path if path]
+        # absolute, with the driver's folder for '': an actor's working folder is another
+        paths = list(dict.fromkeys(os.path.abspath(path or os.curdir) for path in sys.path))
         self._actor = ray.remote(num_cpus=1, max_restarts=0)(_Scorer).options(
             runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(paths)}})
         self._paths = paths
@@ -147,7 +149,7 @@ class RayPool:
         deaths = _death_types(ray)
         func_ref = ray.put(pickle.dumps(func))  # stored once, shared by every item of the batch
         payloads = [(pickle.dumps(args), pickle.dumps(kwargs)) for args, kwargs in calls]
-        self._top_up()
+        self._top_up(ray)
         ticket = next(self._tickets)
         results: list[Any] = [None] * len(calls)
         tries = [0] * len(calls)
@@ -204,11 +206,18 @@ class RayPool:
         else:
             results[index] = Failure(f"ray worker died on both tries at this item ({reason})")
 
-    def _top_up(self) -> None:
+    def _top_up(self, ray) -> None:
+        """Start actors up to ``size``, but only as many as the cluster has free CPUs for: an actor that cannot be
+        placed (its node is gone) would hold its items until the deadline. The pool grows back as CPUs return."""
         with self._cond:
             if self._closed:
                 raise RuntimeError("this RayPool is closed")
-            while len(self._actors) < self.size:
+            if len(self._actors) >= self.size:
+                return
+        free = int(ray.available_resources().get("CPU", 0))
+        with self._cond:
+            wanted = min(self.size - len(self._actors), free) if self._actors else max(1, free)
+            for _ in range(max(0, min(wanted, self.size - len(self._actors)))):
                 actor = self._actor.remote(self._paths)
                 self._actors.append(actor)
                 self._idle.append(actor)
@@ -236,7 +245,7 @@ class RayPool:
                 self._cond.notify_all()
 
     def _lost(self, ray, actor) -> None:
-        """Drop a dead (or hung) actor and start its replacement."""
+        """Drop a dead (or hung) actor and start a replacement where a CPU is free."""
         try:
             ray.kill(actor, no_restart=True)
         except Exception:  # already gone
@@ -246,11 +255,9 @@ class RayPool:
                 self._actors.remove(actor)
             if actor in self._idle:
                 self._idle.remove(actor)
-            if not self._closed:
-                fresh = self._actor.remote(self._paths)
-                self._actors.append(fresh)
-                self._idle.append(fresh)
-            self._cond.notify_all()
+            if self._closed:
+                return
+        self._top_up(ray)
 
     def pids(self) -> list[tuple[int, list[int]]]:
         """Each actor's process id and its worker's (for tests and diagnostics; actors on this machine only)."""
