@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
@@ -74,6 +75,7 @@ def cluster():
         except subprocess.TimeoutExpired:
             head.kill()
             head.wait()
+        shutil.rmtree(temp, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
@@ -112,10 +114,12 @@ def test_results_are_identical_to_the_local_pool_with_failures_and_timeouts(pool
 
 @pytest.mark.slow
 def test_two_threads_mapping_at_once_get_their_own_results(pool):
-    results = {}
+    results, spans = {}, {}
 
     def score(name, offset):
+        start = time.monotonic()
         results[name] = pool.map(fx.slow_square, [((offset + x,), {"seconds": 0.05}) for x in range(12)], 10.0)
+        spans[name] = (start, time.monotonic())
 
     threads = [threading.Thread(target=score, args=(name, offset)) for name, offset in (("a", 0), ("b", 100))]
     for thread in threads:
@@ -123,6 +127,7 @@ def test_two_threads_mapping_at_once_get_their_own_results(pool):
     for thread in threads:
         thread.join(60)
     assert results == {"a": [x * x for x in range(12)], "b": [(100 + x) ** 2 for x in range(12)]}
+    assert spans["a"][0] < spans["b"][1] and spans["b"][0] < spans["a"][1], "the two maps did not overlap"
 
 
 @pytest.mark.slow
