@@ -35,3 +35,8 @@ def kill_my_actor(x):
     os.kill(os.getppid(), signal.SIGKILL)
     time.sleep(600)
     return x
+
+
+def mixed(kind, x):
+    """One batch of values, errors and hangs: ``kind`` names the fixture to call."""
+    return {"square": square, "reject": reject, "hang": hang}[kind](x)

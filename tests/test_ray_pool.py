@@ -94,20 +94,20 @@ def test_the_pool_is_sized_from_the_clusters_cpus(pool):
 
 @pytest.mark.slow
 def test_results_are_identical_to_the_local_pool_with_failures_and_timeouts(pool):
-    calls = [((x,), {}) for x in range(12)]
+    kinds = ["square"] * 3 + ["reject"] + ["square"] * 2 + ["hang"] + ["square"] * 3 + ["reject"]
+    calls = [((kind, x), {}) for x, kind in enumerate(kinds)]
     local = WorkerPool(2)
     try:
-        for func, limit in ((fx.square, 5.0), (fx.reject, 5.0)):
-            expected = local.map(func, calls, limit)
-            assert pool.map(func, calls, limit) == expected
-        assert pool.map(fx.reject, calls[:1], 5.0) == [Failure("ValueError: no score for 0")]
-        start = time.monotonic()
-        hung = pool.map(fx.hang, calls[:1], 1.0)
-        elapsed = time.monotonic() - start
-        assert hung == local.map(fx.hang, calls[:1], 1.0) == [TIMEOUT]
+        expected = local.map(fx.mixed, calls, 1.0)
+        hung_alone = local.map(fx.hang, [((0,), {})], 1.0)
     finally:
         local.close()
-    assert hung[0] is TIMEOUT
+    assert expected[3] == Failure("ValueError: no score for 3") and expected[6] is TIMEOUT and expected[9] == 81
+    assert pool.map(fx.mixed, calls, 1.0) == expected
+    start = time.monotonic()
+    hung = pool.map(fx.hang, [((0,), {})], 1.0)
+    elapsed = time.monotonic() - start
+    assert hung == hung_alone and hung[0] is TIMEOUT
     assert elapsed < 1.0 + 3.0, f"a hung call ran {elapsed:.1f} s against a 1 s limit"
     assert pool.map(fx.square, [((7,), {})], 5.0) == [49]  # the timed-out worker was replaced
 
