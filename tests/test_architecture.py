@@ -24,8 +24,6 @@ LAZY_CORE_IMPORTS: dict[tuple[str, str], str] = {
     ("grpo_core.training.runner", "grpo_core.rundir.callbacks"): _CALLBACKS,
     ("grpo_core.training.stages", "grpo_core.rundir.callbacks"): _CALLBACKS,
     ("grpo_core.training.trainer", "grpo_core.rundir.callbacks"): _CALLBACKS,
-    ("grpo_core.rewards.backend", "grpo_core.rewards.ray_pool"): "Ray is an optional extra: only a run that scores "
-    "on a cluster reaches the module that needs it",
 }
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import ray_pool_fixtures as fx
-from grpo_core.rewards.timeout import TIMEOUT, Failure, WorkerPool
+from grpo_core.rewards.pool import TIMEOUT, Failure, WorkerPool
 
 if "ray" not in sys.modules:  # Ray reads its authentication mode once, when imported; the head gets the same
     os.environ.setdefault("RAY_AUTH_MODE", "token")
@@ -216,3 +216,42 @@ def test_importing_grpo_core_and_its_rewards_does_not_import_ray():
                         "print('ray' in sys.modules)")
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip() == "False"
+
+
+@pytest.mark.slow
+def test_a_run_configured_for_ray_scores_its_rewards_there_with_the_local_pool_s_scores(cluster, tmp_path):
+    from grpo_core import configure_scoring, load_rewards
+    from grpo_core.rewards.backend import scoring_pool
+
+    (math,) = load_rewards(["math"])
+    batch = {"prompts": ["q"] * 6, "answer": ["\\frac{1}{2}", "\\frac{1}{2}", "(1, 2]", "(1, 2]", "7", "x^2"],
+             "completions": ["$\\boxed{2/4}$", "$\\boxed{\\frac{1}{3}}$", "$\\boxed{(1,2]}$", "$\\boxed{[1,2]}$",
+                             "<answer>7</answer>", "$\\boxed{x\\cdot x}$"]}
+    local = math.score(**batch)
+    configure_scoring(backend="ray", ray_address=cluster)
+    try:
+        assert isinstance(scoring_pool(), RayPool)
+        assert math.score(**batch) == local == [1.0, 0.0, 1.0, 0.0, 1.0, 1.0]
+    finally:
+        configure_scoring()
+    assert isinstance(scoring_pool(), WorkerPool)
+
+
+def test_grpo_run_with_an_unreachable_cluster_stops_before_the_model_loads(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "keep.txt").write_text("mine")
+    port = free_port()
+    started = time.monotonic()
+    result = subprocess.run(
+        [sys.executable, "-m", "grpo_core", "--reward", "math", "--dataset", "arithmetic", "--model", "tiny-random",
+         "--reward-backend", "ray", "--ray-address", f"127.0.0.1:{port}", "--output-dir", str(out)],
+        capture_output=True, text=True, env=dict(os.environ, HF_HUB_OFFLINE="1"), timeout=120)
+    assert result.returncode == 2, result.stderr
+    assert time.monotonic() - started < 60
+    assert "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines()[-1] == (
+        f"Error: cannot reach a Ray cluster at 127.0.0.1:{port} (Connection refused): start its head there with "
+        "`ray start --head`, or pass the address that command printed")
+    assert sorted(p.name for p in out.iterdir()) == ["keep.txt"]
+    assert "Loading" not in result.stderr and "profile:" not in result.stderr

@@ -16,7 +16,7 @@ from grpo_core import Param, RewardSpec, load_rewards
 from grpo_core.errors import UsageError
 from grpo_core.plugins import registered
 from grpo_core.rewards.reward import Reward
-from grpo_core.rewards.timeout import TIMEOUT, WorkerPool
+from grpo_core.rewards.pool import TIMEOUT, WorkerPool
 
 TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
 
@@ -109,7 +109,7 @@ def test_the_next_call_after_an_interrupted_one_gets_its_own_answers_at_once():
 PARENT = textwrap.dedent("""
     import sys
     import reward_fixtures as fx
-    from grpo_core.rewards.timeout import WorkerPool
+    from grpo_core.rewards.pool import WorkerPool
 
     pool = WorkerPool(size=1)
     pool.map(fx.echo, [((0,), {})], 60.0)

@@ -8,7 +8,7 @@ import threading
 from typing import Any, Callable
 
 from grpo_core.rewards.reward import RewardChecks, RewardSpec
-from grpo_core.rewards.timeout import TIMEOUT, Failure, WorkerPool
+from grpo_core.rewards.pool import TIMEOUT, Failure, WorkerPool
 
 
 class Hung(BaseException):

@@ -21,7 +21,7 @@ from collections import deque
 from typing import Any, Callable
 
 from grpo_core.errors import UsageError
-from grpo_core.rewards.timeout import TIMEOUT, Failure, WorkerPool
+from grpo_core.rewards.pool import TIMEOUT, Failure, WorkerPool
 
 INSTALL_HINT = 'the Ray reward backend needs Ray: pip install "grpo-core[ray]"'
 PROBE_SECONDS = 3.0  # a head that does not accept a TCP connection in this long is taken as unreachable
@@ -258,6 +258,10 @@ class RayPool:
             if self._closed:
                 return
         self._top_up(ray)
+
+    def warm(self, func: Callable, timeout: float) -> None:
+        """Run ``func()`` ``size`` times, once on each actor when all are free (each imports what it needs)."""
+        self.map(func, [((), {})] * self.size, timeout)
 
     def pids(self) -> list[tuple[int, list[int]]]:
         """Each actor's process id and its worker's (for tests and diagnostics; actors on this machine only)."""
