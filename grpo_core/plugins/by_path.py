@@ -109,6 +109,8 @@ def _locate(kind: str, name: str) -> tuple[str, str, str | None]:
             raise UsageError(f"{kind} '{name}': file '{where}' does not exist"
                              + (" (it is a folder)" if os.path.isdir(path) else "") + "; check the path")
         return f"{path}:{function}", function, None
+    if os.path.isdir(where):
+        raise UsageError(f"{kind} '{name}': '{where}' is a folder; name a file in it, e.g. {where}/FILE.py:{function}")
     if ":" in where or not all(part.isidentifier() for part in where.split(".")):
         raise UsageError(f"{kind} '{name}' is neither installed, nor a file ('{where}' does not exist), nor a module "
                          f"path; check the name (a ':' inside a path is not supported)")
@@ -176,6 +178,10 @@ def _import(kind: str, name: str, source: str, module_name: str | None):
     except KeyboardInterrupt:
         raise
     except BaseException as error:
+        if module_name is not None and isinstance(error, ModuleNotFoundError) and error.name == module_name:
+            raise UsageError(f"{kind} '{name}': there is no module '{module_name}' (looked on the import path and in "
+                             f"the current folder); give a file instead, e.g. ./{module_name.replace('.', '/')}.py:"
+                             f"{name.rpartition(':')[2]}, or install the package that has it") from None
         what = f"file '{path}'" if module_name is None else f"module '{module_name}'"
         raise UsageError(f"{kind} '{name}': importing {what} failed: {_one_line(error, path)}; fix it, or check "
                          f"it with: python {path if module_name is None else '-c ' + repr('import ' + module_name)}"
@@ -205,7 +211,7 @@ def _attribute(kind: str, name: str, module, function: str, source: str):
         found = getattr(found, part)
     wanted = (RewardSpec,) if kind == "reward" else (DatasetSpec,)
     if not callable(found) and not isinstance(found, wanted):
-        raise UsageError(f"{kind} '{name}' is a {type(found).__name__}, not a function; name a function")
+        raise UsageError(f"{kind} '{name}' is not a function but a {type(found).__name__} value; name a function")
     return found
 
 
