@@ -205,7 +205,7 @@ def _attribute(kind: str, name: str, module, function: str, source: str):
         if not hasattr(found, part):
             names = sorted(n for n, v in vars(module).items() if callable(v) and not n.startswith("_")
                            and getattr(v, "__module__", None) == module.__name__)
-            where = source.rpartition(":")[0]
+            where = name.rpartition(":")[0]
             raise UsageError(f"{kind} '{name}': '{where}' has no function '{function}'{did_you_mean(function, names)}"
                              f"; its functions: {', '.join(names) or '(none)'}")
         found = getattr(found, part)
