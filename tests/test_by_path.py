@@ -11,7 +11,6 @@ import pytest
 import yaml
 
 import grpo_core
-from grpo_core.plugins import by_path
 from grpo_core.rundir import record
 from grpo_core.rundir.folder import run_differences
 from grpo_core.settings.layers import flag_layer, settings_from_options
