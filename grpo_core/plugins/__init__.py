@@ -11,7 +11,7 @@ from importlib import metadata
 
 import pluggy
 
-from grpo_core.plugins import hookspecs
+from grpo_core.plugins import by_path, hookspecs
 from grpo_core.errors import PluginError, UsageError
 from grpo_core.settings.params import did_you_mean
 
@@ -151,10 +151,11 @@ class Registry:
         return table[name]
 
     def reward(self, name: str):
-        return self.get("rewards", name)
+        """The reward ``name`` selects: registered, or from a path (``file.py:function``, ``module:function``)."""
+        return by_path.resolve_reward_name(name, self)
 
     def dataset(self, name: str):
-        return self.get("datasets", name)
+        return by_path.resolve_dataset_name(name, self)
 
     def profile(self, name: str):
         return self.get("profiles", name)

@@ -314,23 +314,55 @@ def load_rewards(names: list[str], params: dict[str, dict] | None = None, weight
     """
     params = params_or_former_args(params, args, "load_rewards")
     registry = get_registry()
-    params = dict(params or {})
-    weights = dict(weights or {})
+    specs = [registry.reward(name) for name in names]
+    aliases = selection_keys(names, specs)
+    params = _by_selection(params, aliases)
+    weights = _by_selection(weights, aliases)
     for name in list(params) + list(weights):
         if name not in names:
             raise UsageError(
                 f"parameters given for reward '{name}', which is not selected; selected: {', '.join(names) or '(none)'}"
             )
-    if len(set(names)) != len(names):
-        raise UsageError(f"a reward is selected twice in {names}; select each once and set its weight")
+    _no_reward_twice(names, specs)
     asked = registry.dataset(dataset).reward_params if dataset is not None else {}
     rewards = []
-    for name in names:
-        spec = registry.reward(name)
-        asked_here = _dataset_params(spec, asked.get(name), dataset)
+    for name, spec in zip(names, specs):
+        asked_here = _dataset_params(spec, asked.get(spec.name), dataset)
         kind = ConcurrentReward if waits(spec) else Reward
         rewards.append(kind(spec, spec.resolve({**asked_here, **(params.get(name) or {})}), weights.get(name)))
+        rewards[-1].selected = name
     return rewards
+
+
+def selection_keys(names: list[str], specs: list[RewardSpec]) -> dict[str, str]:
+    """Every name a selected reward answers to (as selected, and its own name) -> the name it was selected as."""
+    aliases = {spec.name: name for name, spec in zip(names, specs)}
+    aliases.update({name: name for name in names})
+    return aliases
+
+
+def _by_selection(given: dict | None, aliases: dict[str, str]) -> dict:
+    """``given`` keyed by the names rewards were selected as; a reward's own name counts as its selection."""
+    result: dict = {}
+    for key, value in (given or {}).items():
+        target = aliases.get(key, key)
+        if isinstance(value, dict) and isinstance(result.get(target), dict):
+            value = {**value, **result[target]} if key != target else {**result[target], **value}
+        result[target] = value
+    return result
+
+
+def _no_reward_twice(names: list[str], specs: list[RewardSpec]) -> None:
+    seen: dict[str, tuple[str, RewardSpec]] = {}
+    for name, spec in zip(names, specs):
+        if spec.name in seen:
+            first, other = seen[spec.name]
+            source, other_source = getattr(spec, "source", None), getattr(other, "source", None)
+            if source and other_source and source != other_source:
+                raise UsageError(f"rewards '{first}' and '{name}' would both be named '{spec.name}' (in metrics and "
+                                 f"--reward-arg); rename one file or function")
+            raise UsageError(f"a reward is selected twice in {names}; select each once and set its weight")
+        seen[spec.name] = (name, spec)
 
 
 def _dataset_params(spec: RewardSpec, asked: dict | None, dataset: str | None) -> dict:

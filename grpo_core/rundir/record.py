@@ -15,10 +15,10 @@ def run_config(run) -> dict:
     """Everything a resolved run (``training.ResolvedRun``) holds, as a config file with absolute paths: ``grpo-run --config`` reproduces it from any folder."""
     settings = run.settings
     return {
-        "rewards": [f"{r.__name__}={r.weight:g}" for r in run.rewards],
+        "rewards": [f"{getattr(r.spec, 'source', r.__name__)}={r.weight:g}" for r in run.rewards],
         "reward_args": {r.__name__: {k: _absolute(v) for k, v in r.params.items()} for r in run.rewards if r.params},
         **({"reward_schedules": {n: s.describe() for n, s in run.schedules.items()}} if run.schedules else {}),
-        "dataset": settings.dataset,
+        "dataset": getattr(run.dataset_spec, "source", settings.dataset),
         "dataset_args": {k: _absolute(v, k in PATH_ARGS) for k, v in run.dataset_params.items() if v is not None},
         "model": _absolute(settings.model, os.path.isdir(settings.model)),
         "profile": run.profile.name,

@@ -32,6 +32,7 @@ from pathlib import Path
 import yaml
 
 from grpo_core.errors import UsageError
+from grpo_core.plugins.by_path import spelled_name
 from grpo_core.settings.bounds import validate_bound
 from grpo_core.settings.declared import FILE_SETTINGS, TRL_ALIASES, RunSettings, parse_grpo_fields
 from grpo_core.settings.grpo_fields import shown_value
@@ -81,7 +82,7 @@ def layer(*layers: dict) -> dict:
             result.pop("dataset_args", None)
         if "rewards" in top:
             result["weights"] = {}
-            kept = set(top["rewards"])
+            kept = {*top["rewards"], *map(spelled_name, top["rewards"])}
             result["reward_args"] = {k: v for k, v in result.get("reward_args", {}).items() if k in kept}
             result["reward_schedules"] = {k: v for k, v in result.get("reward_schedules", {}).items() if k in kept}
         for key, value in top.items():
@@ -108,20 +109,21 @@ def flag_layer(rewards=(), reward_args=(), reward_schedules=(), dataset_args=(),
     result = {key: value for key, value in values.items() if value is not None}
     names, weights = [], {}
     for item in rewards or ():
-        name, sep, weight = (part.strip() for part in item.partition("="))
+        name, weight = split_weight(item)
         if not name:
             raise UsageError(f"--reward '{item}' has no name; write --reward NAME or --reward NAME=WEIGHT")
         if name in names:
             raise UsageError(f"reward '{name}' is selected twice; give it once, with its weight: --reward {name}=W")
         names.append(name)
-        if sep:
+        if weight is not None:
             weights[name] = parse_weight(weight, name)
     if names:
         result.update(rewards=names, weights=weights)
     params: dict[str, dict] = {}
     for item in reward_args or ():
         left, sep, value = item.partition("=")
-        name, dot, key = (part.strip() for part in left.partition("."))
+        # a path's name holds dots (./brevity.py:score.max_words): its key is after the last one
+        name, dot, key = (part.strip() for part in (left.rpartition(".") if ":" in left else left.partition(".")))
         if not sep or not dot or not name or not key:
             raise UsageError(f"--reward-arg '{item}' is not of the form NAME.KEY=VALUE")
         params.setdefault(name, {})[key] = value
@@ -142,6 +144,15 @@ def parse_reward_options(rewards, reward_args) -> tuple[list[str], dict[str, flo
     """``--reward math=2.0 --reward-arg length.target=300`` -> (names, weights, params), as ``train`` reads them."""
     given = flag_layer(rewards=rewards, reward_args=reward_args)
     return given.get("rewards", []), given.get("weights", {}), given.get("reward_args", {})
+
+
+def split_weight(item: str) -> tuple[str, str | None]:
+    """``NAME[=WEIGHT]`` -> (name, weight text or None). The weight follows the last ``=``, and only where it could be
+    a number: a path such as ``./lr=0.1/my.py:score`` keeps its ``=``."""
+    name, sep, weight = item.rpartition("=")
+    if not sep or any(mark in weight for mark in ":/\\"):
+        return item.strip(), None
+    return name.strip(), weight.strip()
 
 
 def parse_weight(text: str, name: str) -> float:
@@ -235,8 +246,8 @@ def _rewards_from_file(rewards, path: str) -> tuple[list[str], dict[str, float]]
         raise UsageError(f"config file '{path}': 'rewards' must be a list like [math, length=0.5] or a mapping of name to weight")
     for name, weight in items:
         name = str(name)
-        if weight is None and "=" in name:
-            name, _, weight = name.partition("=")
+        if weight is None:
+            name, weight = split_weight(name)
         names.append(name.strip())
         if weight is not None:
             weights[name.strip()] = parse_weight(str(weight), name.strip())

@@ -18,6 +18,7 @@ from grpo_core.rundir.claim import follow_outputs
 from grpo_core.rundir.record import describe
 from grpo_core.settings.layers import flag_layer, settings_from_options  # noqa: F401  (imported from here)
 from grpo_core.training import launch, stages, trainer
+from grpo_core.training.aggregation import aggregation_lines
 from grpo_core.training.sample import (comparison_heading, format_comparison, has_held_out_split, held_out,
                                        held_out_rows, score_models)
 
@@ -42,6 +43,7 @@ def run_from_options(dry_run=False, num_processes=None, argv=(), stage=None, **o
     )
     if dry_run:
         log(trainer.profile_line(run))
+        _log_aggregation(run, log)
         click.echo(describe(run, command))
         return
     compare = settings.compare and not launched  # the held-out comparison comes first, then the summary
@@ -53,6 +55,8 @@ def run_from_options(dry_run=False, num_processes=None, argv=(), stage=None, **o
     lock = None if launched else trainer.claim_outputs(run, log) if run.place.main_machine else follow_outputs(run)
     try:
         log(trainer.profile_line(run))
+        if not launched:
+            _log_aggregation(run, log)
         if settings.preflight and not launched:
             preflight(run)
         if command is not None:
@@ -75,6 +79,12 @@ def run_from_options(dry_run=False, num_processes=None, argv=(), stage=None, **o
         raise SystemExit(130)  # scripts can tell an interrupted run from a finished one
     if compare:
         _compare(run, settings.compare)
+
+
+def _log_aggregation(run, log) -> None:
+    """Each reward's range, and whether the widest decides the advantages (grpo_core.training.aggregation)."""
+    for line in aggregation_lines(run.rewards, run.grpo):
+        log(line)
 
 
 def _wait_for(command: list[str], checkpoint) -> int:

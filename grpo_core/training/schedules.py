@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass, field
 
 from grpo_core.errors import UsageError
+from grpo_core.plugins.by_path import spelled_name
 from grpo_core.training import trl_contract
 
 # Each kind's fields: None marks a field that must be given; other values are the defaults.
@@ -145,13 +146,14 @@ def parse_cli_schedules(items) -> dict:
 
 def constant_weights(declared: dict, selected) -> dict[str, float]:
     """The plain numbers among ``reward_schedules`` (``--reward-weight math=2``) of selected rewards: fixed weights."""
-    return {name: value for name, value in (declared or {}).items()
-            if name in selected and isinstance(value, (int, float)) and not isinstance(value, bool)}
+    aliases = {**{spelled_name(name): name for name in selected}, **{name: name for name in selected}}
+    return {aliases[name]: value for name, value in (declared or {}).items()
+            if name in aliases and isinstance(value, (int, float)) and not isinstance(value, bool)}
 
 
 def build_schedules(declared: dict, rewards, where: str = "reward_schedules") -> dict[str, Schedule]:
     """The ``reward_schedules`` mapping checked against the selected rewards: reward name -> Schedule."""
-    by_name = {r.__name__: r for r in rewards}
+    by_name = {**{getattr(r, "selected", r.__name__): r for r in rewards}, **{r.__name__: r for r in rewards}}
     schedules = {}
     for name, value in (declared or {}).items():
         if name not in by_name:
@@ -160,7 +162,7 @@ def build_schedules(declared: dict, rewards, where: str = "reward_schedules") ->
         reward = by_name[name]
         schedule = parse_schedule(value, name, float(reward.weight), reward.spec.bounds, where)
         if schedule is not None:
-            schedules[name] = schedule
+            schedules[reward.__name__] = schedule
     return schedules
 
 
