@@ -13,6 +13,7 @@ import pluggy
 
 from grpo_core.plugins import hookspecs
 from grpo_core.errors import PluginError, UsageError
+from grpo_core.rewards.remote import PREFIX as REMOTE, remote_spec
 from grpo_core.settings.params import did_you_mean
 
 ENTRY_POINT_GROUP = "grpo"
@@ -151,6 +152,8 @@ class Registry:
         return table[name]
 
     def reward(self, name: str):
+        if name.startswith(REMOTE):  # remote:NAME, scored by a grpo-run serve server
+            return remote_spec(name)
         return self.get("rewards", name)
 
     def dataset(self, name: str):
