@@ -41,8 +41,10 @@ def sandbox_missing() -> str | None:
 
 @pytest.fixture(scope="module")
 def server():
-    served = ["math", "xml-format=0.5"] + ([] if sandbox_missing() else ["code=2"])
-    started = Server(*(arg for name in served for arg in ("--reward", name)), "--max-request-mb", "2")
+    served = ["math", "xml-format=0.5", "json-schema=0"] + ([] if sandbox_missing() else ["code=2"])
+    started = Server(*(arg for name in served for arg in ("--reward", name)), "--max-request-mb", "2",
+                     "--openrlhf-reward", "math", "--openrlhf-reward", "xml-format=0.5",
+                     *([] if sandbox_missing() else ["--openrlhf-reward", "code=2"]))
     yield started
     started.stop()
 
@@ -157,6 +159,8 @@ HOSTILE = {
     "missing column": (lambda port: request(port, "POST", "/rewards/math", {"completions": ["4"]}), 422),
     "parameters in the body": (lambda port: request(port, "POST", "/rewards/math",
                                                     {"completions": ["4"], "answer": ["4"], "params": {}}), 422),
+    "a batch the reward fails on as a whole": (lambda port: request(port, "POST", "/rewards/json-schema", {
+        "completions": ["{}", "[]"], "schema": ["{not json", "{not json"]}), 422),
     "unknown reward": (lambda port: request(port, "POST", "/rewards/mth", {"completions": ["4"]}), 404),
     "OpenRLHF query not strings": (lambda port: request(port, "POST", "/get_reward", {"query": [1]}), 422),
     "no token": (lambda port: request(port, "POST", "/rewards/math", {"completions": ["4"], "answer": ["4"]},
@@ -198,7 +202,7 @@ def test_a_client_that_disconnects_mid_request_leaves_the_server_answering(serve
 
 def test_health_needs_no_token(server):
     assert request(server.port, "GET", "/health", token=None) == (200, {"status": "ok", "rewards": sorted(
-        ["math", "xml-format"] + ([] if sandbox_missing() else ["code"]))})
+        ["math", "xml-format", "json-schema"] + ([] if sandbox_missing() else ["code"]))})
 
 
 def test_a_non_loopback_address_without_a_token_is_refused():
