@@ -82,7 +82,7 @@ def _post_with_retries(url: str, body: dict, params: dict) -> Any:
     for attempt in range(params["retries"] + 1):
         try:
             return _request(url, params["token_env"], params["timeout"], body)
-        except _Failed as failure:
+        except _Failed:
             if attempt == params["retries"]:
                 raise
             time.sleep(min(8.0, 0.25 * 2 ** attempt))
