@@ -12,6 +12,7 @@ from grpo_core.builtin.profiles import describe_profile
 from grpo_core.checks.command import check
 from grpo_core.errors import GrpoError, PluginError, UsageError
 from grpo_core.plugins import get_registry, listing
+from grpo_core.serving.command import serve
 from grpo_core.settings.declared import option, training_options
 from grpo_core.training.runner import run_from_options, sample_models
 from grpo_core.training.sample import format_comparison
@@ -35,6 +36,7 @@ class GrpoGroup(DefaultGroup):
         if not GrpoGroup._attached:
             GrpoGroup._attached = True
             self.add_command(check)
+            self.add_command(serve)
             get_registry().add_commands(self)
 
     def list_commands(self, ctx):

@@ -24,6 +24,8 @@ LAZY_CORE_IMPORTS: dict[tuple[str, str], str] = {
     ("grpo_core.training.runner", "grpo_core.rundir.callbacks"): _CALLBACKS,
     ("grpo_core.training.stages", "grpo_core.rundir.callbacks"): _CALLBACKS,
     ("grpo_core.training.trainer", "grpo_core.rundir.callbacks"): _CALLBACKS,
+    ("grpo_core.serving.command", "grpo_core.serving.app"): "FastAPI and uvicorn are an optional extra (serve): "
+    "grpo-run --help must not need them, and only the serve command, when it runs, imports them",
 }
 
 

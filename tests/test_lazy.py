@@ -7,7 +7,8 @@ import sys
 
 import pytest
 
-HEAVY = {"torch", "transformers", "trl", "datasets", "peft", "accelerate", "sympy", "jsonschema", "math_verify", "hypothesis"}
+HEAVY = {"torch", "transformers", "trl", "datasets", "peft", "accelerate", "sympy", "jsonschema", "math_verify", "hypothesis",
+         "fastapi", "uvicorn", "starlette"}  # the last three: the serve extra, for grpo-run serve alone
 
 
 def grpo_run(*args, env=None):

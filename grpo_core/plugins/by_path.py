@@ -33,11 +33,11 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from grpo_core.errors import UsageError
+from grpo_core.rewards.remote import PREFIX as REMOTE_PREFIX, remote_spec
 from grpo_core.rewards.declared import RewardChecks
 from grpo_core.settings.params import Param, did_you_mean
 from grpo_core.specs import DatasetSpec, LazyCallable, RewardSpec, validate_timeout
 
-REMOTE_PREFIX = "remote:"
 EXTRAS = ("prompt", "prompts", "completion_ids")  # what Reward passes by name, never a dataset column
 _PARAM_TYPES = (bool, int, float, str)
 
@@ -65,8 +65,8 @@ def resolve_reward_name(name: str, registry) -> RewardSpec:
     table = registry.items["rewards"]
     if name in table or name in registry.duplicates["rewards"]:
         return registry.get("rewards", name)
-    if name.startswith(REMOTE_PREFIX):  # a reward served by `grpo-run serve` elsewhere: the remote reward's branch
-        return registry.get("rewards", name)
+    if name.startswith(REMOTE_PREFIX):  # a reward served by `grpo-run serve` elsewhere
+        return remote_spec(name)
     if ":" not in name:
         if name.endswith(".py"):
             raise UsageError(f"reward '{name}' names a file but no function; write --reward {name}:FUNCTION")

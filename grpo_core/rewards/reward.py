@@ -127,6 +127,11 @@ class Reward:
 
     def score(self, prompts=None, completions=None, completion_ids=None, **kwargs) -> list[float | None]:
         """The scores of a batch, with TRL's reward-function arguments; None for an item not scored."""
+        return self.score_with_reasons(prompts, completions, completion_ids, **kwargs)[0]
+
+    def score_with_reasons(self, prompts=None, completions=None, completion_ids=None,
+                           **kwargs) -> tuple[list[float | None], list[str | None]]:
+        """``score``'s scores and, per item, why it was not scored: "error", "timeout", "unscorable" or None."""
         completions = list(completions or [])
         n = len(completions)
         texts = [completion_text(c) for c in completions]
@@ -156,7 +161,7 @@ class Reward:
                 log_metric(f"rewards/{self.spec.name}/{metric}", float(reasons.count(reason) * processes))
         if self.spec.observe is not None:
             self.spec.observe(columns, list(scores), self.params)
-        return scores
+        return scores, reasons
 
     def _score_items(self, call, n):
         texts, columns, prompts, completion_ids = call
