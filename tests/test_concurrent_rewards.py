@@ -184,3 +184,33 @@ def test_a_training_step_scores_its_rewards_at_the_same_time_and_logs_the_same_m
     for name in ("first", "second", "third"):
         assert record[f"rewards/{name}/mean"] == 1.0
         assert record[f"rewards/{name}/errors"] == record[f"rewards/{name}/timeouts"] == 0.0
+
+
+@pytest.fixture
+def one_worker():
+    pool = WorkerPool(size=1)
+    pool.map(fx.echo, [((0,), {})], 60.0)
+    yield pool
+    pool.close()
+
+
+def test_an_item_queued_behind_one_that_hangs_runs_on_a_fresh_worker(one_worker):
+    started = time.monotonic()
+    assert one_worker.map(fx.echo, [(("hung", 60.0), {}), (("next",), {})], 0.5) == [TIMEOUT, "next"]
+    assert time.monotonic() - started < 5
+
+
+def test_an_item_queued_behind_one_whose_worker_dies_is_still_scored(one_worker):
+    died = one_worker.map(fx.die, [((), {})], 30.0)
+    assert died[0].error == "worker process died"
+    crash = one_worker.submit(fx.die, [((), {})], 30.0)
+    queued = one_worker.submit(fx.echo, [(("after",), {})], 30.0)  # in the same worker's pipe, behind the crash
+    assert crash.future.result(30)[0].error == "worker process died"
+    assert queued.future.result(30) == ["after"]
+
+
+def test_a_large_call_waits_for_an_idle_worker_so_a_hung_one_still_times_out(one_worker):
+    large = "y" * 1_000_000  # larger than a pipe holds: queued behind a hung call, its send would block the pool
+    started = time.monotonic()
+    assert one_worker.map(fx.echo, [(("hung", 60.0), {}), ((large,), {})], 0.5) == [TIMEOUT, large]
+    assert time.monotonic() - started < 5

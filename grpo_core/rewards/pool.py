@@ -16,6 +16,7 @@ from __future__ import annotations
 import atexit
 import collections
 import itertools
+import math
 import os
 import pickle
 import subprocess
@@ -72,6 +73,7 @@ class _Worker:
                 os.close(fd)
         self.send_conn = Connection(to_child_w, readable=False)
         self.recv_conn = Connection(from_child_r, writable=False)
+        self.queue: collections.deque = collections.deque()  # the _Sent requests in its pipe, oldest first
 
     def kill(self) -> None:
         self.proc.kill()
@@ -95,6 +97,7 @@ class _Job:
     pending: collections.deque = field(default_factory=collections.deque)
     left: int = 0
     ran_on: set = field(default_factory=set)
+    encoded: dict = field(default_factory=dict)  # index -> the pickled call, kept while it waits for a worker
     cancelled: bool = False
     future: Future = field(default_factory=Future)
 
@@ -113,26 +116,29 @@ class _Job:
 
 
 @dataclass
-class _Busy:
-    worker: _Worker
+class _Sent:
+    """A request in a worker's pipe: the first one is running (or loading), the next waits behind it."""
+
     job: _Job
     index: int
     request: int
-    deadline: float
+    deadline: float = math.inf  # the first request's: the load allowance, then from "started" its own limit
 
 
 class WorkerPool:
     """Up to ``size`` worker processes running picklable calls, each under a deadline, for any number of threads.
 
-    Requests carry ids, and the workers still busy with a call that is left early (Ctrl-C, an exception) are killed,
-    so no reply of a cut-off request ever reaches a later one.
+    Each worker has up to ``DEPTH`` requests in its pipe, so it starts the next item the moment it finishes one, even
+    while the dispatcher thread waits for the GIL. Requests carry ids, and the workers holding a call that is left
+    early (Ctrl-C, an exception) are killed, so no reply of a cut-off request ever reaches a later one.
     """
+
+    DEPTH = 2
+    QUEUED_BYTES = 16_384  # a larger request waits for an idle worker: a full pipe would block the dispatcher
 
     def __init__(self, size: int | None = None) -> None:
         self.size = size or default_workers()
         self._workers: list[_Worker] = []  # from here on, only the dispatcher thread touches the workers
-        self._idle: list[_Worker] = []
-        self._busy: dict[Connection, _Busy] = {}
         self._jobs: collections.deque[_Job] = collections.deque()  # jobs with items not yet handed out, in turn
         self._cancelled: list[_Job] = []
         self._lock = threading.Lock()
@@ -174,7 +180,7 @@ class WorkerPool:
             raise
 
     def cancel(self, job: _Job) -> None:
-        """Drop what is left of ``job``: its queued items are never run, the workers busy with it are killed."""
+        """Drop what is left of ``job``: its queued items are never run, the workers holding one are killed."""
         with self._lock:
             if job.cancelled or job.future.done():
                 return
@@ -196,7 +202,7 @@ class WorkerPool:
         """Kill the workers and reap them; a ``map`` still waiting gets a RuntimeError."""
         with self._lock:
             self._closed = True
-            jobs = list(self._jobs) + [busy.job for busy in self._busy.values()]
+            jobs = list(self._jobs) + [sent.job for worker in list(self._workers) for sent in list(worker.queue)]
         self._wake()
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout=5)
@@ -223,20 +229,22 @@ class WorkerPool:
         try:
             while not self._closed:
                 self._drop_cancelled()
-                for job, index, worker in self._take():
-                    self._send(job, index, worker)
-                deadlines = [busy.deadline for busy in self._busy.values()]
-                timeout = max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
-                for conn in wait([*self._busy, self._wake_r], timeout=timeout):
+                for job, index, worker, call in self._take():
+                    self._send(job, index, worker, call)
+                busy = [worker for worker in self._workers if worker.queue]
+                deadline = min((worker.queue[0].deadline for worker in busy), default=math.inf)
+                timeout = None if deadline == math.inf else max(0.0, deadline - time.monotonic())
+                by_conn = {worker.recv_conn: worker for worker in busy}
+                for conn in wait([*by_conn, self._wake_r], timeout=timeout):
                     if conn == self._wake_r:
                         os.read(self._wake_r, 4096)
                     else:
-                        self._receive(conn)
+                        self._receive(by_conn[conn])
                 self._expire()
         except BaseException as error:  # never leave a caller waiting forever
             with self._lock:
                 self._closed = True
-                jobs = list(self._jobs) + [busy.job for busy in self._busy.values()]
+                jobs = list(self._jobs) + [sent.job for worker in self._workers for sent in worker.queue]
             for job in jobs:
                 if not job.future.done():
                     job.future.set_exception(RuntimeError(f"the reward worker pool failed: {error!r}"))
@@ -245,46 +253,56 @@ class WorkerPool:
         with self._lock:
             cancelled, self._cancelled = self._cancelled, []
         for job in cancelled:  # their requests were cut off: their replies must never be read
-            for conn, busy in list(self._busy.items()):
-                if busy.job is job:
-                    del self._busy[conn]
-                    self._retire(busy.worker)
+            for worker in list(self._workers):
+                if any(sent.job is job for sent in worker.queue):
+                    self._retire(worker)
 
-    def _take(self) -> list[tuple[_Job, int, _Worker | None]]:
-        """Items to start now, one job's item after another's, each with an idle worker (None: start one)."""
-        free = list(self._idle)
+    def _take(self) -> list[tuple[_Job, int, _Worker | None, bytes]]:
+        """Items to send now, one job's item after another's, each with a worker (None: start one): idle workers
+        first, then new ones, then a second request behind a busy worker's (when it is small)."""
+        idle = [worker for worker in self._workers if not worker.queue]
+        behind = [worker for worker in self._workers if len(worker.queue) < self.DEPTH and worker.queue]
         startable = self.size - len(self._workers)
         taken, waiting = [], []
         with self._lock:
-            while self._jobs and (free or startable):
+            while self._jobs and (idle or startable or behind):
                 job = self._jobs.popleft()
-                worker = next((w for w in free if id(w) not in job.ran_on), None) if job.once_per_worker else (
-                    free[0] if free else None)
-                if worker is None and not startable:
-                    waiting.append(job)  # a warm-up that has run on every free worker waits for another
+                index = job.pending[0]
+                call = job.encoded.get(index) or job.encoded.setdefault(
+                    index, pickle.dumps((job.payload, *job.calls[index])))
+                if job.once_per_worker:  # warm-ups: a different worker for each, never queued behind another
+                    worker = next((w for w in idle if id(w) not in job.ran_on), None)
+                    usable = worker is not None or startable > 0
+                else:
+                    worker = idle[0] if idle else None
+                    if worker is None and not startable and len(call) <= self.QUEUED_BYTES and behind:
+                        worker = behind[0]
+                    usable = worker is not None or startable > 0
+                if not usable:
+                    waiting.append(job)  # waits for an idle worker
                     continue
+                job.pending.popleft()
                 if worker is None:
                     startable -= 1
+                elif worker in idle:
+                    idle.remove(worker)
                 else:
-                    free.remove(worker)
-                taken.append((job, job.pending.popleft(), worker))
+                    behind.remove(worker)
+                taken.append((job, index, worker, job.encoded.pop(index)))
                 if job.pending:
                     self._jobs.append(job)
             self._jobs.extend(waiting)
         return taken
 
-    def _send(self, job: _Job, index: int, worker: _Worker | None) -> None:
-        args, kwargs = job.calls[index]
+    def _send(self, job: _Job, index: int, worker: _Worker | None, call: bytes) -> None:
         request = next(self._ids)
         # The id travels outside the call, so the worker can name the request even if the call fails to load.
-        message = pickle.dumps((request, pickle.dumps((job.payload, args, kwargs))))
+        message = pickle.dumps((request, call))
         for attempt in (1, 2):
             try:
                 if worker is None:
                     worker = _Worker()
                     self._workers.append(worker)
-                else:
-                    self._idle.remove(worker)
                 worker.send_conn.send_bytes(message)
                 break
             except (BrokenPipeError, OSError) as error:  # a worker that died idle, or one that could not start
@@ -295,44 +313,54 @@ class WorkerPool:
                     job.finish(index, Failure(f"could not start a worker process: {error}"))
                     return
         job.ran_on.add(id(worker))
-        # Until the worker says it has imported the function, the clock is the load allowance.
-        deadline = time.monotonic() + max(job.timeout, LOAD_ALLOWANCE)
-        self._busy[worker.recv_conn] = _Busy(worker, job, index, request, deadline)
+        sent = _Sent(job, index, request)
+        worker.queue.append(sent)
+        if len(worker.queue) == 1:
+            self._start_clock(sent)
 
-    def _receive(self, conn: Connection) -> None:
-        busy = self._busy.get(conn)
-        if busy is None:
-            return
+    def _start_clock(self, sent: _Sent) -> None:
+        """The first request in a worker's pipe: until the worker has loaded the function, the load allowance."""
+        sent.deadline = time.monotonic() + max(sent.job.timeout, LOAD_ALLOWANCE)
+
+    def _receive(self, worker: _Worker) -> None:
+        sent = worker.queue[0]
         try:
-            reply, status, value = pickle.loads(conn.recv_bytes())
+            reply, status, value = pickle.loads(worker.recv_conn.recv_bytes())
         except (EOFError, OSError):  # the worker died (e.g. out of memory)
-            del self._busy[conn]
-            self._retire(busy.worker)
-            busy.job.finish(busy.index, Failure("worker process died"))
+            worker.queue.popleft()
+            self._retire(worker)
+            sent.job.finish(sent.index, Failure("worker process died"))
             return
-        if reply != busy.request:  # cannot happen with killed workers; never trust a stray reply
+        if reply != sent.request:  # cannot happen with killed workers; never trust a stray reply
             return
         if status == "started":  # imports done: the item's own deadline starts now
-            busy.deadline = time.monotonic() + busy.job.timeout
+            sent.deadline = time.monotonic() + sent.job.timeout
             return
-        del self._busy[conn]
-        self._idle.append(busy.worker)
-        busy.job.finish(busy.index, value if status == "ok" else Failure(value))
+        worker.queue.popleft()
+        if worker.queue:
+            self._start_clock(worker.queue[0])
+        sent.job.finish(sent.index, value if status == "ok" else Failure(value))
 
     def _expire(self) -> None:
         now = time.monotonic()
-        for conn, busy in list(self._busy.items()):
-            if busy.deadline <= now:
-                del self._busy[conn]
-                self._retire(busy.worker)
-                busy.job.finish(busy.index, TIMEOUT)
+        for worker in list(self._workers):
+            if worker.queue and worker.queue[0].deadline <= now:
+                sent = worker.queue.popleft()
+                self._retire(worker)
+                sent.job.finish(sent.index, TIMEOUT)
 
     def _retire(self, worker: _Worker) -> None:
-        """Kill a worker; a fresh one starts when an item needs it."""
+        """Kill a worker (a fresh one starts when an item needs it); the requests still in its pipe never ran, so
+        they go back to the front of their jobs' queues."""
         worker.kill()
         self._workers.remove(worker)
-        if worker in self._idle:
-            self._idle.remove(worker)
+        with self._lock:
+            for sent in reversed(worker.queue):
+                if not sent.job.cancelled and not sent.job.future.done():
+                    sent.job.pending.appendleft(sent.index)
+                    if sent.job not in self._jobs:
+                        self._jobs.appendleft(sent.job)
+        worker.queue.clear()
 
 
 _pool: WorkerPool | None = None
