@@ -175,6 +175,13 @@ def main() -> int:
         if workers == cores:
             _, times, _ = one_after_another(rewards, batch)
             rows.append((f"grpo-core, at once, {cores} workers (now)", times, wall))
+    math_rows = [i for i, answer in enumerate(batch["answer"]) if answer is not None]
+    math_batch = {key: [values[i] for i in math_rows] for key, values in batch.items()}
+    math_scaling = {}
+    for workers in sorted({1, cores}):  # the math reward alone on the step's LaTeX completions
+        configure_scoring(workers=workers)
+        warm(rewards[:1], batch)
+        math_scaling[workers] = best(lambda: one_after_another(rewards[:1], math_batch), args.repeat)[-1]
     ray_wall = ray_seq = None
     if not args.no_ray and not args.quick:
         try:
@@ -201,6 +208,9 @@ def main() -> int:
         rates = "  ".join(f"{n / times[r]:>14.0f}" if times.get(r) else f"{'':>14}" for r in REWARDS)
         print(f"{name:<58} {wall:>7.2f}  {rates}")
     print("scaling, at once: " + ", ".join(f"{w} worker{'s' * (w > 1)} {s:.2f} s" for w, s in scaling.items()))
+    print(f"LaTeX math alone ({len(math_rows)} completions): " + ", ".join(
+        f"{w} worker{'s' * (w > 1)} {t:.2f} s" for w, t in math_scaling.items())
+        + f" ({math_scaling[1] / math_scaling[cores]:.2f}x)")
     now = scaling[cores]
     largest = max(seq_times.values()) / seq_wall
     print(f"at once / one after the other: {now / seq_wall:.2f} (target <= 0.7; the largest reward takes "
