@@ -118,7 +118,7 @@ def at_once(rewards, batch) -> tuple[dict, float]:
         return dict(zip((r.__name__ for r in waiting), await asyncio.gather(*(r(**batch) for r in waiting))))
 
     start = time.perf_counter()
-    scores = {r.__name__: r(**batch) for r in rewards if not isinstance(r, __import__("grpo_core").ConcurrentReward)}
+    scores = {r.__name__: r(**batch) for r in rewards if not isinstance(r, ConcurrentReward)}
     scores.update(asyncio.run(gather()))
     return scores, time.perf_counter() - start
 

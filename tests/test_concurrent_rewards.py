@@ -224,3 +224,16 @@ def test_a_per_item_reward_s_unscored_items_are_counted_by_their_reason(timeout)
     assert scores == [0.0, None, 1.0]
     assert (logged["rewards/says-why/timeouts"], logged["rewards/says-why/unscorable"],
             logged["rewards/says-why/errors"]) == (1.0, 1.0, 0.0)
+
+
+def test_a_closed_pool_gives_back_its_file_descriptors():
+    def open_fds():
+        return len(os.listdir("/proc/self/fd"))
+
+    before = open_fds()
+    for _ in range(5):
+        pool = WorkerPool(size=1)
+        assert pool.map(fx.echo, [((1,), {})], 30.0) == [1]
+        pool.close()
+        pool.close()  # closing twice is harmless
+    assert open_fds() == before

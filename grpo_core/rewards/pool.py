@@ -74,10 +74,18 @@ class _Worker:
         self.send_conn = Connection(to_child_w, readable=False)
         self.recv_conn = Connection(from_child_r, writable=False)
         self.queue: collections.deque = collections.deque()  # the _Sent requests in its pipe, oldest first
+        self._released = False
 
     def kill(self) -> None:
         self.proc.kill()
         self.proc.wait()
+        self.release()
+
+    def release(self) -> None:
+        """Close this side of its pipes (after it is dead), once: a number closed twice may be another file's."""
+        if self._released:
+            return
+        self._released = True
         for closing in (self.send_conn.close, self.recv_conn.close, lambda: os.close(self._life_w)):
             try:
                 closing()
@@ -206,6 +214,12 @@ class WorkerPool:
         self._wake()
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout=5)
+        if self._thread is None or not self._thread.is_alive():  # the dispatcher is gone: its wake pipe too
+            with self._lock:
+                if self._wake_w is not None:
+                    os.close(self._wake_w)
+                    os.close(self._wake_r)
+                    self._wake_w = None
         for worker in list(self._workers):
             worker.proc.kill()
         for worker in list(self._workers):  # an unreaped worker is reported as "still running" when collected
@@ -213,15 +227,19 @@ class WorkerPool:
                 worker.proc.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 pass
+            worker.release()
         for job in jobs:
             if not job.future.done():
                 job.future.set_exception(RuntimeError("the reward worker pool was closed during the call"))
 
     def _wake(self) -> None:
-        try:
-            os.write(self._wake_w, b"x")
-        except (BlockingIOError, OSError):  # a full pipe already wakes the dispatcher
-            pass
+        with self._lock:  # never a write to a closed pipe's number, which another file may have taken since
+            if self._wake_w is None:
+                return
+            try:
+                os.write(self._wake_w, b"x")
+            except (BlockingIOError, OSError):  # a full pipe already wakes the dispatcher
+                pass
 
     # --- the dispatcher thread ------------------------------------------------------------------------------
 

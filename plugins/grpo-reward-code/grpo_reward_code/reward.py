@@ -84,11 +84,12 @@ def code_reward(
             continue
         jobs.append((index, program, row_tests))
     calls = [((program, row_tests, limits, sandbox, strict), {}) for _, program, row_tests in jobs]
+    results = []
     if calls and workers:  # a fixed number of programs at once, from threads of this process
         with ThreadPoolExecutor(max_workers=min(len(calls), workers)) as pool:
             results = list(pool.map(lambda call: score_one(*call[0]), calls))
     elif calls:  # the run's shared worker processes (every core, or a Ray cluster), each under an outer limit too
         results = run_with_timeouts(score_one, calls, limits.timeout + OUTER_GRACE_S)
-    for (index, _, _), result in zip(jobs, results if calls else []):
+    for (index, _, _), result in zip(jobs, results):
         scores[index] = result
     return scores
