@@ -14,7 +14,8 @@ from grpo_core.checks.results import PropertyResult
 from grpo_core.checks.texts import as_chat, token_ids
 from grpo_core.errors import RewardError
 from grpo_core.rewards.reward import Reward, RewardSpec, call_arguments
-from grpo_core.rewards.pool import TIMEOUT, Failure, get_pool
+from grpo_core.rewards.backend import get_pool
+from grpo_core.rewards.pool import TIMEOUT, Failure
 
 DEFAULT_ITEM_TIMEOUT_S = 2.0
 MAX_PARAM_VARIANTS = 12

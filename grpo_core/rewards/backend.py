@@ -7,10 +7,12 @@
 
 from __future__ import annotations
 
+import atexit
+import os
 import threading
 
 from grpo_core.errors import UsageError
-from grpo_core.rewards.pool import configure_workers, get_pool
+from grpo_core.rewards.pool import WorkerPool, default_workers
 from grpo_core.rewards.ray_pool import RayPool, connect  # Ray itself is imported only when a pool is made
 
 BACKENDS = ("local", "ray")
@@ -18,6 +20,30 @@ BACKENDS = ("local", "ray")
 _lock = threading.Lock()
 _ray = None  # the RayPool while the backend is ray
 _chosen: tuple | None = None
+
+_pool: WorkerPool | None = None  # the process-wide local pool
+_pool_lock = threading.Lock()
+_size: int | None = None  # set by configure_workers; None: default_workers()
+
+
+def get_pool() -> WorkerPool:
+    """The process-wide pool, started on first use and stopped at exit (a forked child starts its own)."""
+    global _pool
+    with _pool_lock:
+        if _pool is None or _pool.pid != os.getpid():
+            _pool = WorkerPool(_size)
+            atexit.register(_pool.close)
+        return _pool
+
+
+def configure_workers(workers: int | None) -> None:
+    """Size the process-wide pool: ``workers`` processes, or None for the default (``default_workers``)."""
+    global _size, _pool
+    with _pool_lock:
+        _size = workers
+        if _pool is not None and _pool.size != (workers or default_workers()):
+            _pool.close()
+            _pool = None
 
 
 def validate_scoring(workers: int | None = None, backend: str = "local", ray_address: str | None = None) -> None:

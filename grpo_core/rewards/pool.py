@@ -13,7 +13,6 @@ workers and hands them the items of every waiting call in turn, so each call's i
 
 from __future__ import annotations
 
-import atexit
 import collections
 import itertools
 import math
@@ -379,28 +378,3 @@ class WorkerPool:
                     if sent.job not in self._jobs:
                         self._jobs.appendleft(sent.job)
         worker.queue.clear()
-
-
-_pool: WorkerPool | None = None
-_pool_lock = threading.Lock()
-_size: int | None = None  # set by configure_workers; None: default_workers()
-
-
-def get_pool() -> WorkerPool:
-    """The process-wide pool, started on first use and stopped at exit (a forked child starts its own)."""
-    global _pool
-    with _pool_lock:
-        if _pool is None or _pool.pid != os.getpid():
-            _pool = WorkerPool(_size)
-            atexit.register(_pool.close)
-        return _pool
-
-
-def configure_workers(workers: int | None) -> None:
-    """Size the process-wide pool: ``workers`` processes, or None for the default (``default_workers``)."""
-    global _size, _pool
-    with _pool_lock:
-        _size = workers
-        if _pool is not None and _pool.size != (workers or default_workers()):
-            _pool.close()
-            _pool = None
