@@ -47,11 +47,12 @@ async def judge_reward(completions, prompts=None, *, base_url="", model="", api_
     options = {"api_key_env": api_key_env, "temperature": temperature, "max_tokens": max_tokens,
                "timeout": timeout, "retries": retries}
 
-    async def one(index: int, executor: ThreadPoolExecutor):
+    def message_of(index: int) -> str:
         row = {name: values[index] for name, values in columns.items()}
         text = completion_text(completions[index])[:max_chars]
-        message = chosen.fill(prompt_text(prompts[index])[:max_chars], text, row)
-        key = cache_key(identity, model, chosen.identity(), message, temperature, max_tokens)
+        return chosen.fill(prompt_text(prompts[index])[:max_chars], text, row)
+
+    async def one(message: str, key: str, executor: ThreadPoolExecutor):
         reply = cached(key) if cache else None
         if reply is not None:
             count("cache_hits")
@@ -67,8 +68,13 @@ async def judge_reward(completions, prompts=None, *, base_url="", model="", api_
         score = chosen.read(reply)
         return Unscored("unscorable", f"unreadable verdict: {reply[:80]!r}") if score is None else score
 
-    with ThreadPoolExecutor(max(1, min(max_concurrency, len(completions))), thread_name_prefix="judge") as pool:
-        results = await asyncio.gather(*(one(i, pool) for i in range(len(completions))))
+    messages = [message_of(i) for i in range(len(completions))]
+    keys = [cache_key(identity, model, chosen.identity(), m, temperature, max_tokens) for m in messages]
+    unique = dict(zip(keys, messages))  # a group's identical completions are asked once
+    with ThreadPoolExecutor(max(1, min(max_concurrency, len(unique))), thread_name_prefix="judge") as pool:
+        answers = await asyncio.gather(*(one(message, key, pool) for key, message in unique.items()))
+    by_key = dict(zip(unique, answers))
+    results = [by_key[key] for key in keys]
     failures = [r for r in results if isinstance(r, Failed)]
     if results and len(failures) == len(results) and all(f.unreachable for f in failures):
         raise RewardError(f"the judge at {url} cannot be reached ({failures[0]}); start it, or point "
