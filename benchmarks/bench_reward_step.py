@@ -175,13 +175,23 @@ def main() -> int:
         if workers == cores:
             _, times, _ = one_after_another(rewards, batch)
             rows.append((f"grpo-core, at once, {cores} workers (now)", times, wall))
-    ray_wall = None
+    math_rows = [i for i, answer in enumerate(batch["answer"]) if answer is not None]
+    math_batch = {key: [values[i] for i in math_rows] for key, values in batch.items()}
+    math_scaling = {}
+    for workers in sorted({1, cores}):  # the math reward alone on the step's LaTeX completions
+        configure_scoring(workers=workers)
+        warm(rewards[:1], batch)
+        math_scaling[workers] = best(lambda: one_after_another(rewards[:1], math_batch), args.repeat)[-1]
+    ray_wall = ray_seq = None
     if not args.no_ray and not args.quick:
         try:
             import ray  # noqa: F401
 
             configure_scoring(backend="ray")
             warm(rewards, batch)
+            scores, ray_times, ray_seq = best(lambda: one_after_another(rewards, batch), args.repeat)
+            assert scores == reference, "the Ray backend scored differently from the local pool"
+            rows.append(("grpo-core, one after the other, Ray backend (local cluster)", ray_times, ray_seq))
             scores, ray_wall = best(lambda: at_once(rewards, batch), args.repeat)
             assert scores == reference, "the Ray backend scored differently from the local pool"
             rows.append(("grpo-core, at once, Ray backend (local cluster)", {}, ray_wall))
@@ -198,13 +208,17 @@ def main() -> int:
         rates = "  ".join(f"{n / times[r]:>14.0f}" if times.get(r) else f"{'':>14}" for r in REWARDS)
         print(f"{name:<58} {wall:>7.2f}  {rates}")
     print("scaling, at once: " + ", ".join(f"{w} worker{'s' * (w > 1)} {s:.2f} s" for w, s in scaling.items()))
+    print(f"LaTeX math alone ({len(math_rows)} completions): " + ", ".join(
+        f"{w} worker{'s' * (w > 1)} {t:.2f} s" for w, t in math_scaling.items())
+        + f" ({math_scaling[1] / math_scaling[cores]:.2f}x)")
     now = scaling[cores]
     largest = max(seq_times.values()) / seq_wall
     print(f"at once / one after the other: {now / seq_wall:.2f} (target <= 0.7; the largest reward takes "
           f"{largest:.0%} of one-after-the-other)")
     print(f"at once / hand-written baseline: {now / base_wall:.2f} (target <= 0.5)")
     if ray_wall is not None:
-        print(f"Ray backend / local pool, at once: {ray_wall / now:.2f}")
+        print(f"Ray backend / local pool, at once: {ray_wall / now:.2f}; on Ray, at once / one after the other: "
+              f"{ray_wall / ray_seq:.2f}")
     return 0
 
 

@@ -123,3 +123,14 @@ def die(code=1):
     import os
 
     os._exit(code)
+
+
+def unscored_by_text(completion):
+    """A per-item reward that says why it cannot score: 'slow' timed out (scored 0.0), 'odd' is unscorable."""
+    from grpo_core import Unscored
+
+    if completion == "slow":
+        return Unscored("timeout", "the checker took too long", score=0.0)
+    if completion == "odd":
+        return Unscored("unscorable", "cannot be judged")
+    return 1.0

@@ -132,8 +132,14 @@ def test_two_files_with_one_name_are_refused_naming_both(tmp_path):
 
 
 def test_remote_names_are_not_paths():
-    with pytest.raises(grpo_core.UsageError, match="unknown reward 'remote:math'"):
-        grpo_core.load_rewards(["remote:math"])
+    import socket
+
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    url = f"http://127.0.0.1:{port}"
+    with pytest.raises(grpo_core.UsageError, match=f"reward 'remote:math': cannot reach {url}/rewards"):
+        grpo_core.load_rewards(["remote:math"], params={"remote:math": {"url": url}})
 
 
 BAD = {

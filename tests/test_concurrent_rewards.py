@@ -214,3 +214,13 @@ def test_a_large_call_waits_for_an_idle_worker_so_a_hung_one_still_times_out(one
     started = time.monotonic()
     assert one_worker.map(fx.echo, [(("hung", 60.0), {}), ((large,), {})], 0.5) == [TIMEOUT, large]
     assert time.monotonic() - started < 5
+
+
+@pytest.mark.parametrize("timeout", [None, 5.0])
+def test_a_per_item_reward_s_unscored_items_are_counted_by_their_reason(timeout):
+    reward = Reward(RewardSpec("says-why", "returns Unscored", fx.unscored_by_text, timeout=timeout), {})
+    logged = {}
+    scores = reward.score(prompts=["p"] * 3, completions=["slow", "odd", "fine"], log_metric=logged.__setitem__)
+    assert scores == [0.0, None, 1.0]
+    assert (logged["rewards/says-why/timeouts"], logged["rewards/says-why/unscorable"],
+            logged["rewards/says-why/errors"]) == (1.0, 1.0, 0.0)

@@ -87,6 +87,30 @@ def pool(cluster):
 
 
 @pytest.mark.slow
+def test_a_run_configured_for_ray_scores_its_rewards_there_with_the_local_pool_s_scores(cluster):
+    # Before the module's `pool` takes the cluster's two CPUs: this run's pool needs them (and frees them after).
+    from grpo_core import configure_scoring, load_rewards
+    from grpo_core.rewards.backend import scoring_pool
+
+    (math,) = load_rewards(["math"])
+    batch = {"prompts": ["q"] * 6, "answer": ["\\frac{1}{2}", "\\frac{1}{2}", "(1, 2]", "(1, 2]", "7", "x^2"],
+             "completions": ["$\\boxed{2/4}$", "$\\boxed{\\frac{1}{3}}$", "$\\boxed{(1,2]}$", "$\\boxed{[1,2]}$",
+                             "<answer>7</answer>", "$\\boxed{x\\cdot x}$"]}
+    local = math.score(**batch)
+    configure_scoring(backend="ray", ray_address=cluster)
+    try:
+        assert isinstance(scoring_pool(), RayPool)
+        assert math.score(**batch) == local == [1.0, 0.0, 1.0, 0.0, 1.0, 1.0]
+    finally:
+        configure_scoring()
+    assert isinstance(scoring_pool(), WorkerPool)
+    end = time.monotonic() + 30  # its actors are gone once the cluster has its CPUs back
+    while ray.available_resources().get("CPU", 0) < 2 and time.monotonic() < end:
+        time.sleep(0.2)
+    assert ray.available_resources().get("CPU", 0) == 2
+
+
+@pytest.mark.slow
 def test_the_pool_is_sized_from_the_clusters_cpus(pool):
     assert pool.size == 2
     assert len(pool.pids()) == 2
@@ -216,25 +240,6 @@ def test_importing_grpo_core_and_its_rewards_does_not_import_ray():
                         "print('ray' in sys.modules)")
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip() == "False"
-
-
-@pytest.mark.slow
-def test_a_run_configured_for_ray_scores_its_rewards_there_with_the_local_pool_s_scores(cluster, tmp_path):
-    from grpo_core import configure_scoring, load_rewards
-    from grpo_core.rewards.backend import scoring_pool
-
-    (math,) = load_rewards(["math"])
-    batch = {"prompts": ["q"] * 6, "answer": ["\\frac{1}{2}", "\\frac{1}{2}", "(1, 2]", "(1, 2]", "7", "x^2"],
-             "completions": ["$\\boxed{2/4}$", "$\\boxed{\\frac{1}{3}}$", "$\\boxed{(1,2]}$", "$\\boxed{[1,2]}$",
-                             "<answer>7</answer>", "$\\boxed{x\\cdot x}$"]}
-    local = math.score(**batch)
-    configure_scoring(backend="ray", ray_address=cluster)
-    try:
-        assert isinstance(scoring_pool(), RayPool)
-        assert math.score(**batch) == local == [1.0, 0.0, 1.0, 0.0, 1.0, 1.0]
-    finally:
-        configure_scoring()
-    assert isinstance(scoring_pool(), WorkerPool)
 
 
 def test_grpo_run_with_an_unreachable_cluster_stops_before_the_model_loads(tmp_path):

@@ -187,9 +187,10 @@ class Reward:
         for status, value in outcomes:
             if status == "ok":
                 try:
-                    score = _as_score(value)
+                    unscored = value if isinstance(value, Unscored) else None  # counted by its reason, as in a batch
+                    score = _as_score(value.score if unscored else value)
                     scores.append(score)
-                    reasons.append("unscorable" if score is None else None)
+                    reasons.append(unscored.reason if unscored else "unscorable" if score is None else None)
                     continue
                 except (TypeError, ValueError) as error:
                     status, value = "error", str(error)

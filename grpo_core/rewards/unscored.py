@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Unscored:
-    """What a batched reward returns for an item it could not score, so the run counts why.
+    """What a reward returns for an item it could not score (per item, or in a batch), so the run counts why.
 
     ``reason`` is ``"timeout"``, ``"error"`` or ``"unscorable"`` (the item cannot be judged, e.g.
     its gold answer is unreadable); ``detail`` says more. The item is counted in
