@@ -172,3 +172,37 @@ def test_timeout_needs_a_picklable_function():
     spec = RewardSpec("closure", "A lambda", lambda c: 1.0, timeout=1.0)
     with pytest.raises(UsageError, match="must be picklable"):
         Reward(spec, {})
+
+
+def test_a_reward_that_names_log_metric_logs_its_own_metrics():
+    def batched(completions, log_metric=None):
+        log_metric("rewards/own/retries", 2.0)
+        return [1.0] * len(completions)
+
+    async def item(completion, log_metric=None):
+        log_metric("rewards/own/calls", 1.0)
+        return 0.5
+
+    logged = []
+    log = lambda name, value: logged.append((name, value))  # noqa: E731
+    assert Reward(RewardSpec("own", "d", batched, batched=True), {}).score(
+        prompts=["p"] * 2, completions=["a", "b"], log_metric=log) == [1.0, 1.0]
+    assert ("rewards/own/retries", 2.0) in logged
+    logged.clear()
+    assert Reward(RewardSpec("own", "d", item), {}).score(prompts=["p"] * 2, completions=["a", "b"],
+                                                         log_metric=log) == [0.5, 0.5]
+    assert logged.count(("rewards/own/calls", 1.0)) == 2
+    # outside training (the checks, sample) there is no TRL callable: the function gets None
+    seen = []
+    Reward(RewardSpec("own", "d", lambda completions, log_metric=None: seen.append(log_metric) or [1.0],
+                      batched=True), {}).score(prompts=["p"], completions=["a"])
+    assert seen == [None]
+
+
+def test_log_metric_is_refused_where_items_run_in_worker_processes():
+    with pytest.raises(UsageError, match="declares a timeout.*log_metric"):
+        Reward(RewardSpec("own", "d", _item_with_log_metric, timeout=5.0), {})
+
+
+def _item_with_log_metric(completion, log_metric=None):
+    return 1.0
