@@ -66,8 +66,9 @@ def store(key: str, reply: str) -> None:
 
 
 def chat(base_url: str, model: str, message: str, *, api_key_env: str, temperature: float, max_tokens: int,
-         timeout: float, retries: int) -> str:
-    """The judge's reply to ``message``; retried with backoff on no connection, a timeout, 429 and 5xx."""
+         timeout: float, retries: int, on_retry=None) -> str:
+    """The judge's reply to ``message``; retried with backoff on no connection, a timeout, 429 and 5xx
+    (``on_retry()`` is called before each retry)."""
     url = base_url.rstrip("/") + "/v1/chat/completions"
     body = {"model": model, "messages": [{"role": "user", "content": message}],
             "temperature": temperature, "max_tokens": max_tokens}
@@ -80,6 +81,8 @@ def chat(base_url: str, model: str, message: str, *, api_key_env: str, temperatu
             if not failure.retry or attempt == retries:
                 raise
             count("retries")
+            if on_retry is not None:
+                on_retry()
             time.sleep(min(4.0, 0.1 * 2 ** attempt))
         except (KeyError, IndexError, TypeError) as error:
             raise Failed("error", f"{url} answered without choices[0].message.content ({error!r})") from None

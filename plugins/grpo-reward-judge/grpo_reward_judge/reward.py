@@ -32,20 +32,22 @@ def endpoint(base_url: str, model: str) -> tuple[str, str, str]:
 
 async def judge_reward(completions, prompts=None, *, base_url="", model="", api_key_env="OPENAI_API_KEY",
                        rubric="correctness", temperature=0.0, max_tokens=8, max_concurrency=8, retries=3,
-                       timeout=60.0, max_chars=4000, cache=True, **columns) -> list:
+                       timeout=60.0, max_chars=4000, cache=True, log_metric=None, **columns) -> list:
     """A score in [0, 1] per completion from the judge's verdict on the rubric, or Unscored: "timeout" or
     "error" for a request that failed after its retries, "unscorable" for a verdict that cannot be read.
 
     Every item of the batch is one request, ``max_concurrency`` at a time. A batch none of whose requests could
-    connect stops the run (RewardError naming the URL) instead of training on nothing.
+    connect stops the run (RewardError naming the URL) instead of training on nothing. In training, the batch's
+    retries are logged as ``rewards/judge/retries``.
     """
     chosen = get_rubric(rubric)
     url, model, identity = await asyncio.to_thread(endpoint, base_url, model)
     prompts = list(prompts) if prompts is not None else [""] * len(completions)
     limit = asyncio.Semaphore(max_concurrency)
     loop = asyncio.get_running_loop()
+    retried = []  # list.append is atomic: the request threads share it
     options = {"api_key_env": api_key_env, "temperature": temperature, "max_tokens": max_tokens,
-               "timeout": timeout, "retries": retries}
+               "timeout": timeout, "retries": retries, "on_retry": lambda: retried.append(1)}
 
     def message_of(index: int) -> str:
         row = {name: values[index] for name, values in columns.items()}
@@ -73,6 +75,8 @@ async def judge_reward(completions, prompts=None, *, base_url="", model="", api_
     unique = dict(zip(keys, messages))  # a group's identical completions are asked once
     with ThreadPoolExecutor(max(1, min(max_concurrency, len(unique))), thread_name_prefix="judge") as pool:
         answers = await asyncio.gather(*(one(message, key, pool) for key, message in unique.items()))
+    if log_metric is not None:
+        log_metric("rewards/judge/retries", float(len(retried)))
     by_key = dict(zip(unique, answers))
     results = [by_key[key] for key in keys]
     failures = [r for r in results if isinstance(r, Failed)]

@@ -36,7 +36,7 @@ def test_500_three_times_then_200_is_scored_with_the_retries_counted(judge_plugi
     scores, logged = _score(reward)
     assert scores == [2 / 3]
     assert STATS["retries"] == 3 and STATS["requests"] == 4 and len(server.requests) == 4
-    assert logged["rewards/judge/errors"] == 0.0
+    assert logged["rewards/judge/errors"] == 0.0 and logged["rewards/judge/retries"] == 3.0
 
 
 def test_a_request_that_still_fails_is_counted_as_an_error_not_scored_0(judge_plugin, faults):
