@@ -4,11 +4,11 @@ import json
 
 import pytest
 
-from grpo_core.settings.declared import RunSettings
-from grpo_core.training import trainer
+import yaml
+from click.testing import CliRunner
 
-from grpo_core import RewardError
-from grpo_reward_judge.server import embedded_server
+from grpo_core.testing import grpo_run
+from grpo_reward_judge.server import embedded_server, free_port
 
 pytestmark = pytest.mark.slow
 SENTINEL = "sk-judge-sentinel-7f3a9c"
@@ -22,13 +22,17 @@ def data_file(tmp_path):
     return path
 
 
-def _settings(data_file, out, judge: dict, steps: int) -> RunSettings:
-    return RunSettings(
-        rewards=["judge"], reward_args={"judge": {"max_tokens": 4, **judge}}, dataset="local",
-        dataset_args={"path": str(data_file)}, model="tiny-random",
-        grpo={"max_steps": steps, "num_generations": 2, "per_device_train_batch_size": 2, "max_completion_length": 8,
-              "output_dir": str(out), "save_steps": steps},
-    )
+def _train(data_file, out, judge: dict, steps: int):
+    """``grpo-run`` on the tiny-random model, 2 completions of 8 tokens per prompt, the judge's verdicts of 4 tokens."""
+    config = out.parent / f"{out.name}.yaml"
+    config.write_text(yaml.safe_dump({"num_generations": 2, "per_device_train_batch_size": 2,
+                                      "max_completion_length": 8, "save_steps": steps}))
+    args = ["train", "--reward", "judge", "--dataset", "local", "--dataset-arg", f"path={data_file}", "--model",
+            "tiny-random", "--max-steps", str(steps), "--output-dir", str(out), "--config", str(config),
+            "--no-preflight", "--reward-arg", "judge.max_tokens=4"]
+    for key, value in judge.items():
+        args += ["--reward-arg", f"judge.{key}={value}"]
+    return CliRunner().invoke(grpo_run, args, catch_exceptions=False)
 
 
 def test_a_tiny_run_is_judged_by_the_embedded_server_and_records_no_key(judge_plugin, data_file, tmp_path,
@@ -36,9 +40,10 @@ def test_a_tiny_run_is_judged_by_the_embedded_server_and_records_no_key(judge_pl
     embedded_server()
     monkeypatch.setenv("JUDGE_TEST_KEY", SENTINEL)
     out = tmp_path / "out"
-    run = trainer.resolve(_settings(data_file, out, {"api_key_env": "JUDGE_TEST_KEY"}, steps=2), log=lambda m: None)
-    trained = trainer.train(run, log=lambda message: None)
-    history = [entry for entry in trained.state.log_history if "rewards/judge/mean" in entry]
+    result = _train(data_file, out, {"api_key_env": "JUDGE_TEST_KEY"}, steps=2)
+    assert result.exit_code == 0, result.output
+    records = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    history = [entry for entry in records if "rewards/judge/mean" in entry]
     assert len(history) == 2
     for entry in history:
         assert 0.0 <= entry["rewards/judge/mean"] <= 1.0
@@ -53,12 +58,8 @@ def test_a_tiny_run_is_judged_by_the_embedded_server_and_records_no_key(judge_pl
 
 def test_a_step_whose_judge_cannot_be_reached_stops_the_run_with_one_line_naming_the_url(judge_plugin, data_file,
                                                                                           tmp_path):
-    from grpo_reward_judge.server import free_port
-
     url = f"http://127.0.0.1:{free_port()}"  # nothing listens there
-    run = trainer.resolve(_settings(data_file, tmp_path / "out", {"base_url": url, "model": "m", "retries": 1},
-                                    steps=1), log=lambda m: None)
-    with pytest.raises(RewardError) as error:
-        trainer.train(run, log=lambda message: None)
-    message = str(error.value)
-    assert f"the judge at {url} cannot be reached" in message and "\n" not in message
+    result = _train(data_file, tmp_path / "out", {"base_url": url, "model": "m", "retries": 1}, steps=1)
+    assert result.exit_code == 1
+    errors = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert len(errors) == 1 and f"the judge at {url} cannot be reached" in errors[0]
