@@ -206,3 +206,17 @@ def test_log_metric_is_refused_where_items_run_in_worker_processes():
 
 def _item_with_log_metric(completion, log_metric=None):
     return 1.0
+
+
+def test_a_batched_reward_that_raises_its_own_reward_error_keeps_its_sentence():
+    def gone(completions, **columns):
+        raise RewardError("the judge at http://127.0.0.1:9 cannot be reached")
+
+    def broken(completions, **columns):
+        raise ValueError("bad index")
+
+    with pytest.raises(RewardError) as own:
+        Reward(RewardSpec("gone", "d", gone, batched=True), {}).score(prompts=["p"], completions=["a"])
+    assert str(own.value) == "the judge at http://127.0.0.1:9 cannot be reached"
+    with pytest.raises(RewardError, match="failed on every completion of a batch of 1: ValueError: bad index"):
+        Reward(RewardSpec("broken", "d", broken, batched=True), {}).score(prompts=["p"], completions=["a"])

@@ -220,6 +220,8 @@ class Reward:
                 return values, [None] * n  # plain finite floats (a finite sum means no nan or inf): nothing to convert
             reasons = [v.reason if isinstance(v, Unscored) else None for v in values]
             scores = [_as_score(v.score if isinstance(v, Unscored) else v) for v in values]
+        except RewardError:  # the plugin's own sentence (a judge server gone), not a failure of every item
+            raise
         except Exception as error:
             self._fail(f"{type(error).__name__}: {error}", texts, columns)
         if len(scores) != n:

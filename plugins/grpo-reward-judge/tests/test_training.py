@@ -1,6 +1,8 @@
 """A tiny GRPO run with the judge reward: against the real embedded server, and against a judge that is gone."""
 
 import json
+import threading
+import time
 
 import pytest
 
@@ -8,7 +10,7 @@ import yaml
 from click.testing import CliRunner
 
 from grpo_core.testing import grpo_run
-from grpo_reward_judge.server import embedded_server, free_port
+from grpo_reward_judge.server import embedded_server, free_port, start_server
 
 pytestmark = pytest.mark.slow
 SENTINEL = "sk-judge-sentinel-7f3a9c"
@@ -63,3 +65,37 @@ def test_a_step_whose_judge_cannot_be_reached_stops_the_run_with_one_line_naming
     assert result.exit_code == 1
     errors = [line for line in result.output.splitlines() if line.startswith("Error:")]
     assert len(errors) == 1 and f"the judge at {url} cannot be reached" in errors[0]
+
+
+def _logged_steps(path) -> int:
+    lines = path.read_text().splitlines() if path.exists() else []
+    return sum('"rewards/judge/mean"' in line for line in lines)
+
+
+def test_killing_the_judge_server_mid_run_ends_it_with_one_line_and_a_saved_checkpoint(judge_plugin, data_file,
+                                                                                       tmp_path):
+    server = start_server()
+    out = tmp_path / "out"
+
+    def kill_after_two_steps():
+        deadline = time.monotonic() + 300
+        while _logged_steps(out / "metrics.jsonl") < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        server.process.kill()
+
+    killer = threading.Thread(target=kill_after_two_steps, daemon=True)
+    killer.start()
+    try:
+        result = _train(data_file, out, {"base_url": server.url, "model": server.model, "retries": 1,
+                                         "cache": "false"}, steps=30)
+    finally:
+        server.stop()
+    killer.join(5)
+    assert result.exit_code == 1, result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert len(errors) == 1 and f"the judge at {server.url} cannot be reached" in errors[0], result.output
+    checkpoints = [p.name for p in out.glob("checkpoint-*")]
+    assert len(checkpoints) == 1, result.output  # save_steps is 30: the one saved when the judge went away
+    step = int(checkpoints[0].split("-")[1])
+    assert 2 <= step < 30 and f"checkpoint of step {step} saved in {out / checkpoints[0]}" in errors[0]
+    assert "Resume with: grpo-run --config" in errors[0] and not (out / "final").exists()
