@@ -1,7 +1,7 @@
 """The four checks that judge the judge, each with its figure: agreement, injection, length, consistency.
 
-The property checks (``properties.CHECKS``) stop at the first counterexample; these count over every row and
-phrasing, which is what says whether a judge can be trained with. ``grpo-run judge-check`` prints them.
+They count over every row and phrasing, which is what says whether a judge can be trained with; ``grpo-run check
+--reward judge`` reports them (``properties.CHECKS`` declares them as measures) and ``grpo-run judge-check`` prints them.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from grpo_reward_judge.degenerate import INJECTIONS, injected, padded_versions
-from grpo_reward_judge.properties import QUESTIONS, wrong_answer
+from grpo_reward_judge.questions import QUESTIONS, wrong_answer
 
 AGREEMENT_SHARE = 0.8  # a judge below this share of right-over-wrong rows is not fit to train with
 
@@ -37,7 +37,8 @@ def agreement(reward) -> Finding:
     ok = bool(pairs) and share >= AGREEMENT_SHARE
     figure = (f"judge prefers the right answer in {wins} of {len(pairs)} rows ({share:.0%})"
               + (f"; {n - len(pairs)} rows had an unscored side" if len(pairs) < n else "")
-              + ("" if ok else f": below {AGREEMENT_SHARE:.0%}, do not train with this judge"))
+              + ("" if ok else f": {'close to chance' if abs(share - 0.5) <= 0.15 else 'below ' + format(AGREEMENT_SHARE, '.0%')}"
+                               f"; do not train with this judge"))
     return Finding("agreement", ok, figure)
 
 
@@ -91,5 +92,8 @@ def consistency(reward) -> Finding:
                                                f"(temperature {reward.params['temperature']:g})")
 
 
+CHECKS = (agreement, injection, length, consistency)
+
+
 def audit(reward) -> list[Finding]:
-    return [agreement(reward), injection(reward), length(reward), consistency(reward)]
+    return [check(reward) for check in CHECKS]
