@@ -6,7 +6,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from grpo_core import Measure, Reward, RewardChecks, RewardSpec, hookimpl
+from grpo_core import Measure, Reward, RewardChecks, RewardSpec, Unscored, hookimpl
 from grpo_core.checks import run_checks
 from grpo_core.cli import cli
 from grpo_core.plugins import registered
@@ -85,3 +85,18 @@ def test_checking_every_reward_leaves_out_one_checked_by_name_only_and_says_how_
     assert any(r["reward"] == "cheap" and r["property"] == "bounds" for r in results)
     assert named.exit_code == 0, named.output
     assert {r["property"] for r in json.loads(named.output)["results"] if r["reward"] == "expensive"} >= {"bounds"}
+
+
+async def async_exact(completions, **columns):
+    if any(len(c) > 100_000 for c in completions):
+        raise ValueError("too long to judge")
+    return [Unscored("unscorable", "empty") if not c.strip() else exact(c) for c in completions]
+
+
+def test_an_async_batched_reward_is_awaited_when_the_checks_call_it_directly_to_say_what_broke():
+    report = run_checks([Reward(RewardSpec("async-exact", "d", async_exact, batched=True), {})], max_examples=3,
+                        seed=0)
+    hostile = next(r for r in report.results if r.property == "hostile")
+    assert hostile.status == "fail" and "ValueError: too long to judge" in hostile.message, hostile.message
+    assert "coroutine" not in hostile.message
+    assert [r.property for r in report.results if r.status == "fail"] == ["hostile"]
