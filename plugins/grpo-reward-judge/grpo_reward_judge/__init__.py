@@ -3,6 +3,9 @@
 With no ``base_url`` the embedded judge (``transformers serve`` with SmolLM2-135M-Instruct on 127.0.0.1) is
 started on first use and stopped with the run. How it scores: ``grpo_reward_judge.reward``; the rubrics:
 ``grpo_reward_judge.rubrics``; the checks that judge the judge: ``grpo_reward_judge.properties``.
+
+Reward ``judge-group``: the judge sees all completions of one prompt at once and gives per-completion scores or a
+ranking (``grpo_reward_judge.group``).
 """
 
 from __future__ import annotations

@@ -164,3 +164,43 @@ def validate_group_params(params: dict) -> None:
     chosen = get_group_rubric(params["rubric"])
     chosen.pointwise_rubric()  # a group of one is scored with it: it must exist
     validate_params({**params, "rubric": chosen.pointwise or chosen.name})
+
+
+def order_consistency(reward, groups: int = 5):
+    """Each group of completions (a right answer, a wrong one, no answer) scored in its order and reversed, in two
+    batches: in how many groups the winner (the completions with the top score) changed, of the groups whose
+    completions were all scored both times, and how often the completion shown first won. An ``audit.Finding``."""
+    from grpo_reward_judge.audit import Finding
+    from grpo_reward_judge.properties import QUESTIONS, wrong_answer
+
+    shown = []
+    for i in range(groups):
+        question, answer = QUESTIONS[i % len(QUESTIONS)]
+        texts = [f"The answer is {answer}.", f"The answer is {wrong_answer(i % len(QUESTIONS))}.", "I do not know."]
+        shown.append((question, answer, texts[i % 3:] + texts[:i % 3]))  # the right answer in each position in turn
+
+    def score(orders):
+        prompts = [q for q, _, texts in orders for _ in texts]
+        columns = {source: [a for _, a, texts in orders for _ in texts] for source in reward.columns.values()}
+        flat = reward.score(prompts=prompts, completions=[t for _, _, texts in orders for t in texts], **columns)
+        found, at = [], 0
+        for _, _, texts in orders:
+            found.append(flat[at:at + len(texts)])
+            at += len(texts)
+        return found
+
+    forward = score(shown)
+    backward = [s[::-1] for s in score([(q, a, texts[::-1]) for q, a, texts in shown])]
+
+    def winners(scores):
+        top = max(scores)
+        return frozenset(i for i, s in enumerate(scores) if s == top)
+
+    compared = [(winners(f), winners(b), len(f)) for f, b in zip(forward, backward) if None not in f + b]
+    changed = sum(f != b for f, b, _ in compared)
+    first = sum((0 in f) + (n - 1 in b) for f, b, n in compared)  # b indexes the forward order: n - 1 was shown first
+    figure = (f"the winner changed in {changed} of {len(compared)} groups when the order was reversed; the answer "
+              f"shown first won {first} of {2 * len(compared)} times")
+    if len(compared) < groups:
+        figure += f"; {groups - len(compared)} groups had an unscored completion"
+    return Finding("order consistency", bool(compared) and not changed, figure)

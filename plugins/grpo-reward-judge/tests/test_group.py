@@ -117,3 +117,32 @@ def test_group_mode_is_declared_group_relative_and_judge_is_not(judge_plugin):
         load_rewards(["judge-group"], {"judge-group": {"verdict": "stars"}})
     with pytest.raises(UsageError, match="unknown group rubric 'tone'"):
         load_rewards(["judge-group"], {"judge-group": {"rubric": "tone"}})
+
+
+def test_order_consistency_counts_the_groups_whose_winner_moved_with_the_order(judge_plugin, faults):
+    from grpo_reward_judge.group import order_consistency
+
+    first_wins = order_consistency(_load(faults(verdict="1: 10\n2: 1\n3: 1")), groups=4)
+    assert not first_wins.ok
+    assert first_wins.figure == ("the winner changed in 4 of 4 groups when the order was reversed; "
+                                 "the answer shown first won 8 of 8 times")
+    averaged = order_consistency(_load(faults(verdict="1: 10\n2: 1\n3: 1"), both_orders=True), groups=4)
+    assert averaged.ok and averaged.figure.startswith("the winner changed in 0 of 4 groups")
+    unread = order_consistency(_load(faults(verdict="no idea")), groups=2)
+    assert not unread.ok and unread.figure.endswith("; 2 groups had an unscored completion")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("verdict", ["scores", "ranking"])
+def test_the_embedded_judge_scores_a_batch_of_two_groups_with_one_request_each(judge_plugin, verdict):
+    from grpo_reward_judge.server import embedded_server
+
+    embedded_server()  # one per process, stopped at exit
+    [reward] = load_rewards(["judge-group"], {"judge-group": {"verdict": verdict, "max_tokens": 16}})
+    args = {"prompts": ["What is 7 + 5?", "What is 2 + 2?"] * 3, "answer": ["12", "4"] * 3,
+            "completions": ["The answer is 12.", "It is 4.", "The answer is 15.", "It is 5.", "I do not know.", "4"]}
+    scores, reasons = reward.score_with_reasons(**args)
+    assert all(s is None and r == "unscorable" or 0.0 <= s <= 1.0 and r is None for s, r in zip(scores, reasons))
+    assert STATS["requests"] == 2
+    assert reward.score_with_reasons(**args) == (scores, reasons)
+    assert STATS["requests"] == 2 and STATS["cache_hits"] == 2
