@@ -3,17 +3,24 @@
 With no ``base_url`` the embedded judge (``transformers serve`` with SmolLM2-135M-Instruct on 127.0.0.1) is
 started on first use and stopped with the run. How it scores: ``grpo_reward_judge.reward``; the rubrics:
 ``grpo_reward_judge.rubrics``; the checks that judge the judge: ``grpo_reward_judge.properties``.
+
+Reward ``judge-group``: the judge sees all completions of one prompt at once and gives per-completion scores or a
+ranking (``grpo_reward_judge.group``).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from grpo_core import Param, RewardSpec, hookimpl
 
 from grpo_reward_judge.properties import CHECKS
-from grpo_reward_judge.rubrics import RUBRICS, Rubric, add_rubric
+from grpo_reward_judge.group import VERDICTS, group_columns_for, judge_group_reward, validate_group_params
+from grpo_reward_judge.rubrics import GROUP_RUBRICS, RUBRICS, GroupRubric, Rubric, add_group_rubric, add_rubric
 from grpo_reward_judge.reward import columns_for, judge_reward, validate_params
 
-__all__ = ["RUBRICS", "Rubric", "SPEC", "add_rubric", "judge_reward", "register_commands", "register_rewards"]
+__all__ = ["GROUP_RUBRICS", "GROUP_SPEC", "GroupRubric", "RUBRICS", "Rubric", "SPEC", "add_group_rubric", "add_rubric",
+           "judge_group_reward", "judge_reward", "register_commands", "register_rewards"]
 
 SPEC = RewardSpec(
     name="judge",
@@ -44,10 +51,37 @@ SPEC = RewardSpec(
     validate=validate_params,
 )
 
+# A separate reward, not a parameter of ``judge``: group_relative belongs to the spec, and with it the core skips
+# the batch-independence check that pointwise ``judge`` must keep passing.
+_GROUP_PARAMS = {
+    "rubric": Param("rubric", "correctness", str, "the group rubric (correctness, instruction-following, concision, "
+                                                  "or one a plugin adds); a group of one uses the rubric of that name"),
+    "max_tokens": Param("max_tokens", 64, int, "most tokens of the judge's verdict on a group"),
+    "max_chars": Param("max_chars", 4000, int, "characters of the prompt shown to the judge; each of a group's n "
+                                               "completions is clipped to max_chars // n"),
+}
+GROUP_SPEC = replace(
+    SPEC,
+    name="judge-group",
+    description="A judge model's verdict on all completions of a prompt at once (per-completion scores or a "
+                "ranking, relative within the group), through any OpenAI-compatible chat server",
+    func=judge_group_reward,
+    columns=group_columns_for,
+    group_relative=True,
+    params=tuple(_GROUP_PARAMS.get(p.name, p) for p in SPEC.params if p.name != "timeout") + (
+        Param("verdict", "scores", str, "what the judge is asked for: scores (one line NUMBER: SCORE per completion) "
+                                        "or ranking (3 > 1 = 2 > 4, best first)", choices=VERDICTS),
+        Param("both_orders", False, bool, "ask twice, the group in its order and reversed, and average each "
+                                          "completion's two scores (defeats a judge's position bias)"),
+    ),
+    validate=validate_group_params,
+)
+
 
 @hookimpl
 def register_rewards(register):
     register(SPEC)
+    register(GROUP_SPEC)
 
 
 @hookimpl

@@ -30,6 +30,72 @@ def endpoint(base_url: str, model: str) -> tuple[str, str, str]:
     return server.url, server.model, "embedded"
 
 
+class Judge:
+    """One batch's way to the judge: the endpoint, the request options, the cache, and the retries counted."""
+
+    def __init__(self, url: str, model: str, identity: str, *, api_key_env: str, temperature: float,
+                 max_tokens: int, max_concurrency: int, retries: int, timeout: float, cache: bool) -> None:
+        self.url, self.model, self.identity, self.cache = url, model, identity, cache
+        self.temperature, self.max_tokens, self.max_concurrency = temperature, max_tokens, max_concurrency
+        self.retried = []  # list.append is atomic: the request threads share it
+        self.options = {"api_key_env": api_key_env, "temperature": temperature, "max_tokens": max_tokens,
+                        "timeout": timeout, "retries": retries, "on_retry": lambda: self.retried.append(1)}
+
+    @classmethod
+    async def open(cls, base_url: str, model: str, **options) -> "Judge":
+        url, model, identity = await asyncio.to_thread(endpoint, base_url, model)
+        return cls(url, model, identity, **options)
+
+    def key(self, rubric_identity: str, message: str) -> str:
+        return cache_key(self.identity, self.model, rubric_identity, message, self.temperature, self.max_tokens)
+
+    async def ask(self, requests: dict[str, str]) -> dict[str, "str | Failed"]:
+        """The reply (or Failed) to each message of ``requests`` (cache key -> message), ``max_concurrency`` at
+        a time; raises RewardError naming the URL when none of them could connect."""
+        limit = asyncio.Semaphore(self.max_concurrency)
+        loop = asyncio.get_running_loop()
+
+        async def one(message: str, key: str, executor: ThreadPoolExecutor):
+            reply = cached(key) if self.cache else None
+            if reply is not None:
+                count("cache_hits")
+                return reply
+            async with limit:
+                try:
+                    reply = await loop.run_in_executor(
+                        executor, lambda: chat(self.url, self.model, message, **self.options))
+                except Failed as failure:
+                    count(failure.reason + "s")
+                    return failure
+            if self.cache:
+                store(key, reply)
+            return reply
+
+        if not requests:
+            return {}
+        with ThreadPoolExecutor(max(1, min(self.max_concurrency, len(requests))), thread_name_prefix="judge") as pool:
+            answers = await asyncio.gather(*(one(message, key, pool) for key, message in requests.items()))
+        if all(isinstance(a, Failed) and a.unreachable for a in answers):
+            raise RewardError(f"the judge at {self.url} cannot be reached ({answers[0]}); start it, or point "
+                              f"base_url at a running OpenAI-compatible server")
+        return dict(zip(requests, answers))
+
+    def log_retries(self, log_metric, name: str) -> None:
+        if log_metric is not None:
+            log_metric(f"rewards/{name}/retries", float(len(self.retried)))
+
+
+def unscored(reply: "str | Failed") -> Unscored:
+    """What a failed request or an unreadable verdict is scored."""
+    if isinstance(reply, Failed):
+        return Unscored(reply.reason, str(reply))
+    return Unscored("unscorable", f"unreadable verdict: {reply[:80]!r}")
+
+
+def row_of(columns: dict, index: int) -> dict:
+    return {name: values[index] for name, values in columns.items()}
+
+
 async def judge_reward(completions, prompts=None, *, base_url="", model="", api_key_env="OPENAI_API_KEY",
                        rubric="correctness", temperature=0.0, max_tokens=8, max_concurrency=8, retries=3,
                        timeout=60.0, max_chars=4000, cache=True, log_metric=None, **columns) -> list:
@@ -41,49 +107,21 @@ async def judge_reward(completions, prompts=None, *, base_url="", model="", api_
     retries are logged as ``rewards/judge/retries``.
     """
     chosen = get_rubric(rubric)
-    url, model, identity = await asyncio.to_thread(endpoint, base_url, model)
+    judge = await Judge.open(base_url, model, api_key_env=api_key_env, temperature=temperature,
+                             max_tokens=max_tokens, max_concurrency=max_concurrency, retries=retries,
+                             timeout=timeout, cache=cache)
     prompts = list(prompts) if prompts is not None else [""] * len(completions)
-    limit = asyncio.Semaphore(max_concurrency)
-    loop = asyncio.get_running_loop()
-    retried = []  # list.append is atomic: the request threads share it
-    options = {"api_key_env": api_key_env, "temperature": temperature, "max_tokens": max_tokens,
-               "timeout": timeout, "retries": retries, "on_retry": lambda: retried.append(1)}
-
-    def message_of(index: int) -> str:
-        row = {name: values[index] for name, values in columns.items()}
-        text = completion_text(completions[index])[:max_chars]
-        return chosen.fill(prompt_text(prompts[index])[:max_chars], text, row)
-
-    async def one(message: str, key: str, executor: ThreadPoolExecutor):
-        reply = cached(key) if cache else None
-        if reply is not None:
-            count("cache_hits")
-        else:
-            async with limit:
-                try:
-                    reply = await loop.run_in_executor(executor, lambda: chat(url, model, message, **options))
-                except Failed as failure:
-                    count(failure.reason + "s")
-                    return failure
-            if cache:
-                store(key, reply)
-        score = chosen.read(reply)
-        return Unscored("unscorable", f"unreadable verdict: {reply[:80]!r}") if score is None else score
-
-    messages = [message_of(i) for i in range(len(completions))]
-    keys = [cache_key(identity, model, chosen.identity(), m, temperature, max_tokens) for m in messages]
-    unique = dict(zip(keys, messages))  # a group's identical completions are asked once
-    with ThreadPoolExecutor(max(1, min(max_concurrency, len(unique))), thread_name_prefix="judge") as pool:
-        answers = await asyncio.gather(*(one(message, key, pool) for key, message in unique.items()))
-    if log_metric is not None:
-        log_metric("rewards/judge/retries", float(len(retried)))
-    by_key = dict(zip(unique, answers))
-    results = [by_key[key] for key in keys]
-    failures = [r for r in results if isinstance(r, Failed)]
-    if results and len(failures) == len(results) and all(f.unreachable for f in failures):
-        raise RewardError(f"the judge at {url} cannot be reached ({failures[0]}); start it, or point "
-                          f"base_url at a running OpenAI-compatible server")
-    return [Unscored(r.reason, str(r)) if isinstance(r, Failed) else r for r in results]
+    messages = [chosen.fill(prompt_text(prompts[i])[:max_chars], completion_text(completions[i])[:max_chars],
+                            row_of(columns, i)) for i in range(len(completions))]
+    keys = [judge.key(chosen.identity(), m) for m in messages]
+    replies = await judge.ask(dict(zip(keys, messages)))  # a group's identical completions are asked once
+    judge.log_retries(log_metric, "judge")
+    results = []
+    for key in keys:
+        reply = replies[key]
+        score = None if isinstance(reply, Failed) else chosen.read(reply)
+        results.append(unscored(reply) if score is None else score)
+    return results
 
 
 def columns_for(params: dict) -> tuple[str, ...]:

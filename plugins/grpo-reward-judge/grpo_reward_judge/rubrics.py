@@ -2,6 +2,10 @@
 
 ``{prompt}`` and ``{completion}`` are filled from the batch; every other field of the template (``{answer}``,
 ``{reference}``) is a dataset column the reward then needs. ``add_rubric`` registers another one by name.
+
+A ``GroupRubric`` (reward ``judge-group``) shows all completions of one prompt at once: ``{completions}`` is the
+numbered list and ``{n}`` their count; ``add_group_rubric`` registers one. How its verdict is read:
+``grpo_reward_judge.group``.
 """
 
 from __future__ import annotations
@@ -83,3 +87,73 @@ add_rubric(Rubric("instruction-following", (
 add_rubric(Rubric("concision", (
     "Question: {prompt}\nAnswer: {completion}\n"
     "Is the answer concise, without filler or repetition? 10 means concise, 1 means padded. " + _ASK)))
+
+
+GROUP_FILLED = ("prompt", "completions", "n")
+GROUP_ASK = {
+    "scores": "Score each answer from {low} to {high}. Reply with one line per answer, NUMBER: SCORE (for example "
+              "`1: 7`), for all {n} answers, and nothing else.",
+    "ranking": "Rank the {n} answers from best to worst. Reply with their numbers separated by `>` (for example "
+               "`{example}`; `=` for a tie), and nothing else.",
+}
+
+
+@dataclass(frozen=True)
+class GroupRubric:
+    """``template`` is a ``str.format`` template over ``{prompt}``, ``{completions}``, ``{n}`` and dataset columns;
+    the request to score or to rank on ``scale`` is added after it. ``pointwise`` names the rubric that scores a
+    group of one completion (default: the rubric of the same name)."""
+
+    name: str
+    template: str
+    scale: tuple[int, int] = (1, 10)
+    pointwise: str = ""
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        names = [f for _, f, _, _ in string.Formatter().parse(self.template) if f]
+        return tuple(dict.fromkeys(n for n in names if n not in GROUP_FILLED))
+
+    def fill(self, prompt: str, numbered: str, n: int, columns: dict, verdict: str) -> str:
+        low, high = self.scale
+        example = " > ".join(str(i) for i in [2, 1, *range(3, n + 1)][:n])
+        filled = self.template.format_map({**{k: "" if v is None else v for k, v in columns.items()},
+                                           "prompt": prompt, "completions": numbered, "n": n})
+        return filled + "\n" + GROUP_ASK[verdict].format(low=low, high=high, n=n, example=example)
+
+    def identity(self, verdict: str) -> str:
+        """What of the rubric decides a verdict, for the cache key (the order of the answers is in the prompt)."""
+        return repr(("group", verdict, self.template, self.scale, GROUP_ASK[verdict]))
+
+    def pointwise_rubric(self) -> Rubric:
+        return get_rubric(self.pointwise or self.name)
+
+
+GROUP_RUBRICS: dict[str, GroupRubric] = {}
+
+
+def add_group_rubric(rubric: GroupRubric) -> None:
+    """Register ``rubric`` for ``judge-group`` under its name; a name taken is a ValueError."""
+    if rubric.name in GROUP_RUBRICS:
+        raise ValueError(f"a group rubric named '{rubric.name}' exists already; pick another name")
+    if "{completions}" not in rubric.template:
+        raise ValueError(f"group rubric '{rubric.name}' does not show {{completions}}; put it in its template")
+    GROUP_RUBRICS[rubric.name] = rubric
+
+
+def get_group_rubric(name: str) -> GroupRubric:
+    if name not in GROUP_RUBRICS:
+        raise ValueError(f"unknown group rubric '{name}'; known: {', '.join(sorted(GROUP_RUBRICS))}")
+    return GROUP_RUBRICS[name]
+
+
+add_group_rubric(GroupRubric("correctness", (
+    "Grade {n} students' answers to one question against the reference answer.\n"
+    "Question: {prompt}\nReference answer: {answer}\n\n{completions}\n"
+    "A correct answer matches the reference; 10 means correct, 1 means wrong.")))
+add_group_rubric(GroupRubric("instruction-following", (
+    "Instruction: {prompt}\n\n{n} responses:\n{completions}\n"
+    "How well does each response follow the instruction? 10 means fully, 1 means not at all.")))
+add_group_rubric(GroupRubric("concision", (
+    "Question: {prompt}\n\n{n} answers:\n{completions}\n"
+    "Is each answer concise, without filler or repetition? 10 means concise, 1 means padded.")))
