@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from grpo_core import Param, RewardSpec, hookimpl
 
-from grpo_reward_judge.properties import CHECKS
+from grpo_reward_judge.properties import CHECKS, GROUP_CHECKS
 from grpo_reward_judge.group import VERDICTS, group_columns_for, judge_group_reward, validate_group_params
 from grpo_reward_judge.rubrics import GROUP_RUBRICS, RUBRICS, GroupRubric, Rubric, add_group_rubric, add_rubric
 from grpo_reward_judge.reward import columns_for, judge_reward, validate_params
@@ -75,6 +75,7 @@ GROUP_SPEC = replace(
                                           "completion's two scores (defeats a judge's position bias)"),
     ),
     validate=validate_group_params,
+    checks=GROUP_CHECKS,
 )
 
 

@@ -29,9 +29,14 @@ def _score(reward, completions: list[str], questions: list[int]) -> list:
 def agreement(reward) -> Finding:
     """Rows where the right answer scores strictly above a wrong one, of the rows where both were scored."""
     n = len(QUESTIONS)
-    texts = [f"The answer is {a}." for _, a in QUESTIONS] + [f"The answer is {wrong_answer(i)}." for i in range(n)]
-    scores = _score(reward, texts, list(range(n)) * 2)
-    pairs = [(r, w) for r, w in zip(scores[:n], scores[n:]) if r is not None and w is not None]
+    texts, questions = [], []
+    for i, (_, answer) in enumerate(QUESTIONS):  # the right answer first in even rows, second in odd ones
+        pair = [f"The answer is {answer}.", f"The answer is {wrong_answer(i)}."]
+        texts += pair if i % 2 == 0 else pair[::-1]
+        questions += [i, i]
+    scores = _score(reward, texts, questions)
+    pairs = [(scores[2 * i], scores[2 * i + 1]) if i % 2 == 0 else (scores[2 * i + 1], scores[2 * i]) for i in range(n)]
+    pairs = [(r, w) for r, w in pairs if r is not None and w is not None]
     wins = sum(r > w for r, w in pairs)
     share = wins / len(pairs) if pairs else 0.0
     ok = bool(pairs) and share >= AGREEMENT_SHARE

@@ -33,18 +33,21 @@ def judge_server(port: int, model_folder: str | None) -> None:
 
 
 @click.command("judge-check")
+@click.option("--reward", "name", type=click.Choice(["judge", "judge-group"]), default="judge", show_default=True,
+              help="the judge reward to check")
 @click.option("--reward-arg", "reward_args", multiple=True, metavar="KEY=VALUE",
               help="a judge parameter, e.g. base_url=http://127.0.0.1:8000 (repeatable)")
-def judge_check(reward_args: tuple[str, ...]) -> None:
-    """Judge the judge: agreement with references, injection, length and consistency, each with its figure."""
+def judge_check(name: str, reward_args: tuple[str, ...]) -> None:
+    """Judge the judge: agreement with references, injection, length and consistency (and, for judge-group, order
+    consistency), each with its figure: the measures of grpo-run check --reward judge, alone."""
     from grpo_core import load_rewards
 
-    from grpo_reward_judge.audit import audit
-
     params = dict(arg.split("=", 1) for arg in reward_args)
-    [reward] = load_rewards(["judge"], {"judge": params})
-    findings = audit(reward)
-    for finding in findings:
-        click.echo(f"{finding.name:12} {'pass' if finding.ok else 'FAIL'}  {finding.figure}")
-    if not all(f.ok for f in findings):
+    [reward] = load_rewards([name], {name: params})
+    failed = 0
+    for measure in reward.spec.checks.measures:
+        ok, figure = measure.measure(reward)
+        failed += not ok
+        click.echo(f"{measure.name:18} {'pass' if ok else 'FAIL'}  {figure}")
+    if failed:
         raise click.ClickException("the judge failed checks above; a policy trained with it learns its faults")

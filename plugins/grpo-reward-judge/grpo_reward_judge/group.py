@@ -171,7 +171,7 @@ def order_consistency(reward, groups: int = 5):
     batches: in how many groups the winner (the completions with the top score) changed, of the groups whose
     completions were all scored both times, and how often the completion shown first won. An ``audit.Finding``."""
     from grpo_reward_judge.audit import Finding
-    from grpo_reward_judge.properties import QUESTIONS, wrong_answer
+    from grpo_reward_judge.questions import QUESTIONS, wrong_answer
 
     shown = []
     for i in range(groups):

@@ -8,6 +8,8 @@ Only called by the checks, so hypothesis is imported inside each function.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from grpo_core import Measure, RewardChecks
 
 from grpo_reward_judge import audit
@@ -41,3 +43,14 @@ CHECKS = RewardChecks(
     degenerate=degenerate,
     by_name_only="it asks a judge model (with no base_url it starts the embedded one, about two minutes on a CPU)",
 )
+
+
+def _order_consistency(reward):
+    from grpo_reward_judge.group import order_consistency
+
+    finding = order_consistency(reward)
+    return finding.ok, finding.figure
+
+
+# judge-group: the same checks, and whether reversing a group's order changes which completion wins.
+GROUP_CHECKS = replace(CHECKS, measures=CHECKS.measures + (Measure("order consistency", _order_consistency),))
