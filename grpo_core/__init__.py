@@ -11,7 +11,7 @@ from grpo_core.answers.numbers import Number, NumberMatch, find_numbers, same_nu
 from grpo_core.answers.numbers import parse_plain_number as parse_number
 from grpo_core.settings.params import Param
 from grpo_core.rewards.reward import ConcurrentReward, Direction, Reward, Unscored, completion_text, load_rewards
-from grpo_core.rewards.declared import RewardChecks
+from grpo_core.rewards.declared import Measure, RewardChecks
 from grpo_core.specs import DatasetSpec, ModelSpec, ProfileSpec, RewardSpec, dataset_param, deprecated_name
 from grpo_core.answers.tags import answer_tag
 from grpo_core.rewards.backend import configure_scoring
@@ -23,6 +23,7 @@ __all__ = [
     "Direction",
     "GrpoError",
     "HardwareProfile",
+    "Measure",
     "ModelSpec",
     "Number",
     "NumberMatch",

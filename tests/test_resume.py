@@ -72,3 +72,45 @@ def test_sample_compares_models(data_file, cache_dir):
     (result,) = json.loads(stdout)
     assert result["n"] == 3 and result["model"] == "tiny-random"
     assert 0.0 <= result["means"]["length"] <= 1.0
+
+
+FLAKY = '''import os
+
+
+def flaky(completion, **columns):
+    """Scores its first 6 completions (3 steps of 2), then fails on every one, as a scorer that went away."""
+    path = os.environ["FLAKY_CALLS"]
+    calls = int(open(path).read()) if os.path.exists(path) else 0
+    with open(path, "w") as f:
+        f.write(str(calls + 1))
+    if calls >= 6:
+        raise ValueError("the scorer went away")
+    return float(len(completion) % 2)
+'''
+
+
+def test_a_reward_failure_mid_run_saves_the_finished_steps_and_the_run_resumes(data_file, tmp_path, cache_dir):
+    reward = tmp_path / "flaky.py"
+    reward.write_text(FLAKY)
+    out = tmp_path / "out"
+    env = {**os.environ, "FLAKY_CALLS": str(tmp_path / "calls")}
+    process = grpo_run(
+        "--reward", f"{reward}:flaky", "--dataset", "local", "--dataset-arg", f"path={data_file}", "--model",
+        "tiny-random", "--max-steps", "5", "--output-dir", str(out), "--no-preflight", "--set",
+        "max_completion_length=8", "--set", "num_generations=2", "--set", "per_device_train_batch_size=2",
+        "--set", "save_steps=100", env=env)
+    _, stderr = process.communicate(timeout=300)
+    assert process.returncode == 1, stderr[-3000:]
+    errors = [line for line in stderr.splitlines() if line.startswith("Error:")]
+    assert len(errors) == 1 and "the scorer went away" in errors[0], stderr[-3000:]
+    assert f"checkpoint of step 3 saved in {out / 'checkpoint-3'}. Resume with: grpo-run --config" in errors[0]
+    assert "Traceback" not in stderr
+    assert [p.name for p in out.glob("checkpoint-*")] == ["checkpoint-3"]
+    assert (out / "checkpoint-3" / "trainer_state.json").exists() and not (out / "final").exists()
+
+    env["FLAKY_CALLS"] = str(tmp_path / "calls-after")  # the scorer is back
+    resumed = grpo_run("--config", str(out / "run_config.yaml"), "--resume", "--no-preflight", env=env)
+    _, stderr = resumed.communicate(timeout=300)
+    assert resumed.returncode == 0, stderr[-3000:]
+    assert f"resuming from {out / 'checkpoint-3'}" in stderr
+    assert logged_steps(out / "metrics.jsonl") == [1, 2, 3, 4, 5]

@@ -172,3 +172,51 @@ def test_timeout_needs_a_picklable_function():
     spec = RewardSpec("closure", "A lambda", lambda c: 1.0, timeout=1.0)
     with pytest.raises(UsageError, match="must be picklable"):
         Reward(spec, {})
+
+
+def test_a_reward_that_names_log_metric_logs_its_own_metrics():
+    def batched(completions, log_metric=None):
+        log_metric("rewards/own/retries", 2.0)
+        return [1.0] * len(completions)
+
+    async def item(completion, log_metric=None):
+        log_metric("rewards/own/calls", 1.0)
+        return 0.5
+
+    logged = []
+    log = lambda name, value: logged.append((name, value))  # noqa: E731
+    assert Reward(RewardSpec("own", "d", batched, batched=True), {}).score(
+        prompts=["p"] * 2, completions=["a", "b"], log_metric=log) == [1.0, 1.0]
+    assert ("rewards/own/retries", 2.0) in logged
+    logged.clear()
+    assert Reward(RewardSpec("own", "d", item), {}).score(prompts=["p"] * 2, completions=["a", "b"],
+                                                         log_metric=log) == [0.5, 0.5]
+    assert logged.count(("rewards/own/calls", 1.0)) == 2
+    # outside training (the checks, sample) there is no TRL callable: the function gets None
+    seen = []
+    Reward(RewardSpec("own", "d", lambda completions, log_metric=None: seen.append(log_metric) or [1.0],
+                      batched=True), {}).score(prompts=["p"], completions=["a"])
+    assert seen == [None]
+
+
+def test_log_metric_is_refused_where_items_run_in_worker_processes():
+    with pytest.raises(UsageError, match="declares a timeout.*log_metric"):
+        Reward(RewardSpec("own", "d", _item_with_log_metric, timeout=5.0), {})
+
+
+def _item_with_log_metric(completion, log_metric=None):
+    return 1.0
+
+
+def test_a_batched_reward_that_raises_its_own_reward_error_keeps_its_sentence():
+    def gone(completions, **columns):
+        raise RewardError("the judge at http://127.0.0.1:9 cannot be reached")
+
+    def broken(completions, **columns):
+        raise ValueError("bad index")
+
+    with pytest.raises(RewardError) as own:
+        Reward(RewardSpec("gone", "d", gone, batched=True), {}).score(prompts=["p"], completions=["a"])
+    assert str(own.value) == "the judge at http://127.0.0.1:9 cannot be reached"
+    with pytest.raises(RewardError, match="failed on every completion of a batch of 1: ValueError: bad index"):
+        Reward(RewardSpec("broken", "d", broken, batched=True), {}).score(prompts=["p"], completions=["a"])

@@ -30,6 +30,11 @@ REGISTRY = Registry(
         undeclared="the reward declares no directions",
         targets=lambda subject: [(d.description, d) for d in subject.spec.checks.directions],
     ),
+    Property(
+        "measured", "the checks the reward's plugin measures itself pass, each with its figure", properties.measured,
+        when=lambda subject: bool(subject.spec.checks.measures),
+        targets=lambda subject: [(m.name, m) for m in subject.spec.checks.measures],
+    ),
     Property("deterministic", "the same input gives the same score", properties.deterministic),
     Property("batch-independent", "a completion's score does not depend on the other completions in its batch",
              properties.batch_independent, skip=properties.batch_skip),

@@ -31,8 +31,8 @@ class _BadInput(click.ClickException):
 
 
 @click.command("check")
-@option("rewards", help="A reward to check; repeat for several (default: every installed reward). Weights are "
-        "ignored.")
+@option("rewards", help="A reward to check; repeat for several (default: every installed reward, except those checked "
+        "only by name, such as a judge that starts a server). Weights are ignored.")
 @option("reward_args", help="A reward parameter to check with, e.g. length.target=300.")
 @option("dataset", help="Check on this installed dataset's rows, as training's preflight does (default: rows each "
         "reward declares, or drawn text).")
@@ -56,11 +56,15 @@ def check(rewards, reward_args, dataset, dataset_args, max_examples, seed, as_js
         raise _BadInput("--dataset-arg needs --dataset NAME: the dataset whose rows the checks use")
     try:
         names, _weights, params = parse_reward_options(rewards, reward_args)
-        load_failures = []
+        load_failures, left_out = [], []
         if names:
             selected = load_rewards(names, params=params, dataset=dataset)
         else:
-            installed = sorted(get_registry().items["rewards"])
+            specs = get_registry().items["rewards"]
+            installed = sorted(specs)
+            left_out = [(name, specs[name].checks.by_name_only) for name in installed
+                        if specs[name].checks.by_name_only and name not in params]
+            installed = [name for name in installed if name not in dict(left_out)]
             if params:
                 load_rewards(list(params), params=params, dataset=dataset)  # parameters for a reward that is not installed
             selected = []
@@ -70,7 +74,7 @@ def check(rewards, reward_args, dataset, dataset_args, max_examples, seed, as_js
                                                  dataset=dataset))
                 except (UsageError, PluginError) as error:
                     load_failures.append((name, str(error)))
-            if not installed:
+            if not installed and not left_out:
                 raise UsageError("no reward is installed; install one, e.g. pip install grpo-reward-length")
         rows, unfit = None, []
         if dataset:
@@ -83,6 +87,9 @@ def check(rewards, reward_args, dataset, dataset_args, max_examples, seed, as_js
     report = run_checks(selected, max_examples=max_examples, seed=seed, rows=rows)
     for name, message in load_failures:
         report.results.insert(0, PropertyResult(name, "load", FAIL, f"the reward does not load with its defaults: {message}"))
+    for name, reason in left_out:
+        report.results.append(PropertyResult(name, "load", SKIP, f"checked only when named ({reason}): "
+                                                                 f"grpo-run check --reward {name}"))
     for name, message in unfit:
         report.results.append(PropertyResult(name, "columns", SKIP, message))
     if as_json:

@@ -306,3 +306,13 @@ def time_limit(prop: Property, subject: RewardUnderTest, inputs: Inputs, deadlin
         message = (f"{subject.timeouts} completion{'s' * (subject.timeouts != 1)} hit the reward's own "
                    f"{subject.reward.timeout:g} s timeout and scored None")
     return subject.result("time", PASS, message)
+
+
+def measured(prop: Property, subject: RewardUnderTest, inputs: Inputs, deadline: float, target) -> PropertyResult:
+    """A check the plugin measures itself (``RewardChecks.measures``): its verdict and figure, as it gives them."""
+    name = f"{prop.name}: {target.name}"
+    try:
+        passed, figure = target.measure(subject.reward)
+    except Exception as error:  # the plugin's measure is code like any other: say how it broke
+        return subject.result(name, FAIL, f"measuring it raised {type(error).__name__}: {error}")
+    return subject.result(name, PASS if passed else FAIL, str(figure))

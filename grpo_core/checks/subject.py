@@ -13,7 +13,7 @@ from grpo_core.checks.executor import Executor, Hung
 from grpo_core.checks.results import PropertyResult
 from grpo_core.checks.texts import as_chat, token_ids
 from grpo_core.errors import RewardError
-from grpo_core.rewards.reward import Reward, RewardSpec, call_arguments
+from grpo_core.rewards.reward import Reward, RewardSpec, Unscored, call_arguments, run_coroutine
 from grpo_core.rewards.backend import get_pool
 from grpo_core.rewards.pool import TIMEOUT, Failure
 
@@ -62,6 +62,7 @@ def direct_call(func: Callable, batched: bool, args: tuple, kwargs: dict) -> tup
     """Call the plugin's function itself and say what is wrong with the result, if anything."""
     try:
         value = func(*args, **kwargs)
+        value = run_coroutine(value) if inspect.isawaitable(value) else value  # an async def function, as training awaits it
     except Exception as error:
         return "raised", f"{type(error).__name__}: {error}"
     if not batched:
@@ -81,6 +82,8 @@ def direct_call(func: Callable, batched: bool, args: tuple, kwargs: dict) -> tup
 
 
 def check_value(value) -> tuple[str, str]:
+    if isinstance(value, Unscored):  # an item it could not score, and why: its score (None unless fixed) is what counts
+        value = value.score
     if value is None:
         return "ok", ""
     if isinstance(value, bool) or not isinstance(value, (int, float)) and not hasattr(value, "__float__"):

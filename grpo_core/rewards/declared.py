@@ -1,4 +1,4 @@
-"""What a reward declares for the property checks only: ``RewardChecks`` and its ``Direction`` pairs.
+"""What a reward declares for the property checks only: ``RewardChecks``, its ``Direction`` pairs and ``Measure``s.
 
 Training never reads these; ``grpo-run check``, preflight and ``grpo_core.testing.check_reward`` do.
 """
@@ -25,6 +25,18 @@ class Direction:
 
 
 @dataclass(frozen=True)
+class Measure:
+    """A check the reward's plugin measures itself and reports with its figure, e.g. how often a judge prefers the
+    right answer: ``measure(reward) -> (passed, figure)``, where ``reward`` is the bound ``Reward`` (call it with
+    ``reward.score(prompts=..., completions=..., **columns)``) and ``figure`` is one sentence with the count,
+    e.g. ``"prefers the right answer in 27 of 50 rows (54%)"``. It runs once per check, in the checking process.
+    """
+
+    name: str
+    measure: Callable[[Any], tuple[bool, str]]
+
+
+@dataclass(frozen=True)
 class RewardChecks:
     """What a reward declares so the property checks can test it: ``RewardSpec(..., checks=RewardChecks(...))``.
 
@@ -38,6 +50,10 @@ class RewardChecks:
       earns more than ``degenerate_share`` of the way from its low bound to its high bound.
     - ``row_problems``: ``(columns, params) -> [(problem, example), ...]``, what makes one dataset row unfit
       for the reward (an unreadable gold answer); preflight and ``grpo-run check`` report them as warnings.
+    - ``measures``: ``Measure``s, checks the plugin counts itself and reports with a figure (a judge's agreement
+      with references); a measure that does not pass fails the check.
+    - ``by_name_only``: why checking every installed reward leaves this one out (it starts a server, it costs
+      money); it is then checked only when named, ``grpo-run check --reward NAME``.
 
     Every callable is called only by the checks, so import hypothesis and heavy libraries inside them.
     """
@@ -48,6 +64,8 @@ class RewardChecks:
     degenerate: Callable[[str, dict, dict], Any] | None = None
     degenerate_share: float = 0.5
     row_problems: Callable[[dict, dict], Any] | None = None
+    measures: tuple[Measure, ...] = ()
+    by_name_only: str = ""
 
 
 # RewardSpec's former flat keywords -> the RewardChecks field each became.

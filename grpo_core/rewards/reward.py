@@ -36,25 +36,27 @@ def _accepts(func: Callable) -> tuple[frozenset, bool]:
 
 def call_arguments(spec: RewardSpec, params: dict, texts: list[str], columns: dict[str, list],
                    prompts: list | None = None, completion_ids: list | None = None,
-                   index: int | None = None) -> tuple[tuple, dict]:
+                   index: int | None = None, log_metric: Callable | None = None) -> tuple[tuple, dict]:
     """The ``(args, kwargs)`` with which ``spec.func`` is called: item ``index`` of a batch, or the batch.
 
     The one place that decides a reward's call, used by the Reward callable and by the checks alike.
     ``columns`` maps the reward's column names to one value per completion. The function gets only
     the parameters it takes (all of them if it takes ``**kwargs``); a column wins over a parameter of
-    the same name; ``completion_ids``, ``prompt`` and ``prompts`` are passed when the function names them.
+    the same name; ``completion_ids``, ``prompt`` and ``prompts`` are passed when the function names them, and
+    so is ``log_metric``: TRL's ``log_metric(name, value)`` in training (a metric such as
+    ``rewards/NAME/retries``, averaged over the calls of a logging step and over processes), None elsewhere.
     ``index=None`` is the batched call: lists for every column, ``prompt`` and ``prompts`` both the list.
     """
     accepted, takes_all = _accepts(spec.func)
     kwargs = {k: v for k, v in params.items() if takes_all or k in accepted}
     if index is None:
         kwargs.update(columns)
-        extras = {"completion_ids": completion_ids, "prompt": prompts, "prompts": prompts}
+        extras = {"completion_ids": completion_ids, "prompt": prompts, "prompts": prompts, "log_metric": log_metric}
         args = (texts,)
     else:
         kwargs.update({name: values[index] for name, values in columns.items()})
         extras = {"completion_ids": None if completion_ids is None else completion_ids[index],
-                  "prompt": None if prompts is None else prompts[index], "prompts": prompts}
+                  "prompt": None if prompts is None else prompts[index], "prompts": prompts, "log_metric": log_metric}
         args = (texts[index],)
     kwargs.update({key: value for key, value in extras.items() if key in accepted})
     return args, kwargs
@@ -109,6 +111,11 @@ class Reward:
         self.columns = {**spec.required_columns(params), **self.optional}
         self.timeout = item_timeout(spec, params)
         if self.timeout is not None and not spec.batched and not _is_async(spec.func):
+            if "log_metric" in _accepts(spec.func)[0]:
+                raise UsageError(
+                    f"reward '{spec.name}' declares a timeout, so each completion is scored in a worker process, "
+                    f"where TRL's log_metric cannot be called; drop its log_metric parameter, or make it batched"
+                )
             try:
                 pickle.dumps(spec.func)
                 if getattr(spec.func, "__module__", None) == "__main__":
@@ -147,12 +154,12 @@ class Reward:
                     f"column to the dataset" + (f", or name the column that holds it with the reward argument "
                                                 f"{name}_column=COLUMN" if remap else "")
                 )
-        call = (texts, columns, prompts, completion_ids)
+        log_metric = kwargs.get("log_metric")
+        call = (texts, columns, prompts, completion_ids, log_metric)
         if self.spec.batched:
             scores, reasons = self._score_batch(call, n)
         else:
             scores, reasons = self._score_items(call, n)
-        log_metric = kwargs.get("log_metric")
         if log_metric is not None:
             # TRL averages a metric over the processes' calls of one generation batch; scaled by the number
             # of processes, that average is the batch's total count.
@@ -164,8 +171,9 @@ class Reward:
         return scores, reasons
 
     def _score_items(self, call, n):
-        texts, columns, prompts, completion_ids = call
-        calls = [call_arguments(self.spec, self.params, texts, columns, prompts, completion_ids, i) for i in range(n)]
+        texts, columns, prompts, completion_ids, log_metric = call
+        calls = [call_arguments(self.spec, self.params, texts, columns, prompts, completion_ids, i, log_metric)
+                 for i in range(n)]
         if _is_async(self.spec.func):  # waits on I/O here: its limit cancels the item's wait
             outcomes = run_coroutine(_gather_items(self.spec.func, calls, self.timeout))
         elif self.timeout is not None and n:
@@ -204,7 +212,7 @@ class Reward:
 
     def _score_batch(self, call, n):
         texts, columns = call[0], call[1]
-        args, kwargs = call_arguments(self.spec, self.params, *call)
+        args, kwargs = call_arguments(self.spec, self.params, *call[:4], log_metric=call[4])
         try:
             values = self.spec.func(*args, **kwargs)
             values = list(run_coroutine(values) if inspect.isawaitable(values) else values)
@@ -212,6 +220,8 @@ class Reward:
                 return values, [None] * n  # plain finite floats (a finite sum means no nan or inf): nothing to convert
             reasons = [v.reason if isinstance(v, Unscored) else None for v in values]
             scores = [_as_score(v.score if isinstance(v, Unscored) else v) for v in values]
+        except RewardError:  # the plugin's own sentence (a judge server gone), not a failure of every item
+            raise
         except Exception as error:
             self._fail(f"{type(error).__name__}: {error}", texts, columns)
         if len(scores) != n:

@@ -224,6 +224,23 @@ def interrupted(trainer) -> bool:
     return any(isinstance(c, InterruptCallback) and c.interrupted for c in trainer.callback_handler.callbacks)
 
 
+def save_after_failure(trainer, output_dir: Path, resume: str) -> str:
+    """After a reward stopped the run mid-step, save the steps finished so far as a checkpoint (what a Ctrl-C
+    saves); the sentence that says what was saved. The weights are those of the last finished step: a step's
+    optimizer update comes after its scoring."""
+    step = trainer.state.global_step
+    target = output_dir / f"checkpoint-{step}"
+    if step == 0:
+        return "no step had finished, so there is no checkpoint"
+    if target.is_dir():
+        return f"the checkpoint of step {step} is in {target}. {resume}"
+    if trainer.args.world_size > 1:  # saving gathers from every process, and the others are not all here
+        return (f"no checkpoint was saved ({trainer.args.world_size} processes; steps since the last save_steps "
+                f"checkpoint are lost)")
+    trainer._save_checkpoint(trainer.model, trial=None)
+    return f"checkpoint of step {step} saved in {target}. {resume}"
+
+
 def _number(value, spec: str) -> str:
     """A logged value for the progress bar: a step where nothing was scored logs None or NaN."""
     if not isinstance(value, (int, float)) or not math.isfinite(value):

@@ -12,7 +12,7 @@ from grpo_core.settings.declared import RunSettings, parse_grpo_fields
 from grpo_core.settings.layers import layer
 from grpo_core.settings.params import did_you_mean
 from grpo_core.builtin.datasets import validate_columns
-from grpo_core.errors import UsageError
+from grpo_core.errors import RewardError, UsageError
 from grpo_core.plugins import get_registry
 from grpo_core.rewards.backend import configure_scoring, validate_scoring
 from grpo_core.rewards.reward import load_rewards
@@ -312,7 +312,7 @@ def launched_claim(run: ResolvedRun) -> Claim:
 
 
 def _train(run: ResolvedRun, log, progress: bool, output_dir: Path, checkpoint, summary: bool):
-    from grpo_core.rundir.callbacks import interrupted  # subclasses transformers' TrainerCallback: heavy
+    from grpo_core.rundir.callbacks import interrupted, save_after_failure  # transformers' TrainerCallback: heavy
 
     if run.dataset is None:
         load_data(run)
@@ -321,7 +321,11 @@ def _train(run: ResolvedRun, log, progress: bool, output_dir: Path, checkpoint, 
     if launch.is_global_main():  # the run folder's shared outputs are rank 0's, on whichever machine's disk
         write_run_config(run, output_dir / RUN_CONFIG)
     trainer = build_trainer(run, progress=progress)
-    trainer.train(resume_from_checkpoint=str(checkpoint) if checkpoint else None)
+    resume = f"Resume with: grpo-run --config {output_dir / RUN_CONFIG} --resume"
+    try:
+        trainer.train(resume_from_checkpoint=str(checkpoint) if checkpoint else None)
+    except RewardError as error:  # e.g. a judge server gone: keep what the finished steps learnt
+        raise RewardError(f"{error}; {save_after_failure(trainer, output_dir, resume)}") from None
     if not trainer.is_world_process_zero():
         return trainer
     names = [r.__name__ for r in run.rewards]
