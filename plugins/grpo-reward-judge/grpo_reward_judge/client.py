@@ -68,22 +68,27 @@ def store(key: str, reply: str) -> None:
 def chat(base_url: str, model: str, message: str, *, api_key_env: str, temperature: float, max_tokens: int,
          timeout: float, retries: int, on_retry=None) -> str:
     """The judge's reply to ``message``; retried with backoff on no connection, a timeout, 429 and 5xx
-    (``on_retry()`` is called before each retry)."""
+    (``on_retry()`` is called before each retry), all within ``timeout`` seconds: the limit is the item's."""
     url = base_url.rstrip("/") + "/v1/chat/completions"
     body = {"model": model, "messages": [{"role": "user", "content": message}],
             "temperature": temperature, "max_tokens": max_tokens}
+    deadline = time.monotonic() + timeout
     for attempt in range(retries + 1):
         count("requests")
         try:
-            answer = _post(url, body, api_key_env, timeout)
+            answer = _post(url, body, api_key_env, max(0.001, deadline - time.monotonic()))
             return answer["choices"][0]["message"]["content"] or ""
         except Failed as failure:
+            backoff = min(4.0, 0.1 * 2 ** attempt)
             if not failure.retry or attempt == retries:
                 raise
+            if time.monotonic() + backoff >= deadline:  # no time left to try again
+                raise Failed("timeout", f"{url}: no verdict within {timeout:g} s, retries included (last: "
+                                        f"{failure})") from None
             count("retries")
             if on_retry is not None:
                 on_retry()
-            time.sleep(min(4.0, 0.1 * 2 ** attempt))
+            time.sleep(backoff)
         except (KeyError, IndexError, TypeError) as error:
             raise Failed("error", f"{url} answered without choices[0].message.content ({error!r})") from None
     raise AssertionError("unreachable")
@@ -108,10 +113,10 @@ def _post(url: str, body: dict, api_key_env: str, timeout: float) -> dict:
         # a 4xx other than 429 will not change when tried again: one failure, counted
         raise Failed("error", f"{url} refused the request ({error.code}): {text}", retry=False) from None
     except (TimeoutError, socket.timeout) as error:
-        raise Failed("timeout", f"{url} did not answer within {timeout:g} s ({error})") from None
+        raise Failed("timeout", f"{url} did not answer within {timeout:.3g} s ({error})") from None
     except urllib.error.URLError as error:
         if isinstance(error.reason, (TimeoutError, socket.timeout)):
-            raise Failed("timeout", f"{url} did not answer within {timeout:g} s") from None
+            raise Failed("timeout", f"{url} did not answer within {timeout:.3g} s") from None
         raise Failed("error", f"cannot reach {url}: {error.reason}",
                      unreachable=isinstance(error.reason, ConnectionRefusedError)) from None
     except (OSError, ValueError) as error:  # a connection cut mid-answer, an answer that is not JSON

@@ -96,3 +96,16 @@ def test_the_cache_answers_a_second_scoring_without_a_request(judge_plugin, faul
     second, _ = _score(reward, n=3)
     assert first == second == [8 / 9] * 3
     assert len(server.requests) == 1 and STATS["cache_hits"] == 1  # 3 identical items: asked once, then cached
+
+
+def test_the_timeout_bounds_a_verdict_with_its_retries(judge_plugin, faults):
+    import time
+
+    server = faults(script=[500] * 50, delay_s=0.3)
+    [reward] = load_rewards(["judge"], {"judge": {"base_url": server.url, "model": "m", "retries": 20,
+                                                  "timeout": 1.0}})
+    started = time.monotonic()
+    scores, logged = _score(reward)
+    assert time.monotonic() - started < 2.5  # 21 tries of 0.3 s and their backoff would take over 10 s
+    assert scores == [None] and logged["rewards/judge/timeouts"] == 1.0 and logged["rewards/judge/errors"] == 0.0
+    assert 2 <= len(server.requests) <= 4
