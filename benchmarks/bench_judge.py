@@ -27,7 +27,7 @@ def main() -> None:
     import grpo_reward_judge
     from grpo_core import Reward
     from grpo_reward_judge.client import STATS
-    from grpo_reward_judge.properties import QUESTIONS
+    from grpo_reward_judge.questions import QUESTIONS
     from grpo_reward_judge.server import embedded_server
 
     started = time.monotonic()
