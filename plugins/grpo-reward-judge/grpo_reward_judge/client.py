@@ -46,7 +46,7 @@ def cache_dir() -> Path:
 
 def cache_key(endpoint: str, model: str, rubric: str, filled: str, temperature: float, max_tokens: int) -> str:
     raw = json.dumps([endpoint, model, rubric, filled, temperature, max_tokens], ensure_ascii=False)
-    return hashlib.sha256(raw.encode()).hexdigest()
+    return hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()  # a completion may hold lone surrogates
 
 
 def cached(key: str) -> str | None:

@@ -109,3 +109,11 @@ def test_the_timeout_bounds_a_verdict_with_its_retries(judge_plugin, faults):
     assert time.monotonic() - started < 2.5  # 21 tries of 0.3 s and their backoff would take over 10 s
     assert scores == [None] and logged["rewards/judge/timeouts"] == 1.0 and logged["rewards/judge/errors"] == 0.0
     assert 2 <= len(server.requests) <= 4
+
+
+def test_a_completion_with_a_lone_surrogate_is_judged_not_a_crash(judge_plugin, faults):
+    server = faults(verdict="4")
+    [reward] = load_rewards(["judge"], {"judge": {"base_url": server.url, "model": "m"}})
+    assert reward.score(prompts=["q"], completions=["12 \ud800"], answer=["12"]) == [1 / 3]
+    assert reward.score(prompts=["q"], completions=["12 \ud800"], answer=["12"]) == [1 / 3]  # from the cache
+    assert len(server.requests) == 1
