@@ -93,6 +93,9 @@ _ADD_TESTS = '["assert add(1, 2) == 3", "assert add(0, 0) == 0", "assert add(-1,
 _DOUBLE_TESTS = '[{"input": "3\\n", "output": "6"}, {"input": "5\\n", "output": "10"}]'
 
 EXAMPLES = {
+    # scored by a judge model server: the catalogue shows no example scores for them
+    "judge": [],
+    "judge-group": [],
     "code": [
         ("```python\ndef add(a, b):\n    return a + b\n```", {"tests": _ADD_TESTS}, {}),
         ("```python\ndef add(a, b):\n    return a - b\n```", {"tests": _ADD_TESTS}, {}),
