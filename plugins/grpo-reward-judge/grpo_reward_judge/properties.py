@@ -14,6 +14,7 @@ from grpo_core import Measure, RewardChecks
 
 from grpo_reward_judge import audit
 from grpo_reward_judge.degenerate import degenerate
+from grpo_reward_judge.group import order_consistency
 from grpo_reward_judge.questions import QUESTIONS
 
 def rows(params):
@@ -45,12 +46,5 @@ CHECKS = RewardChecks(
 )
 
 
-def _order_consistency(reward):
-    from grpo_reward_judge.group import order_consistency
-
-    finding = order_consistency(reward)
-    return finding.ok, finding.figure
-
-
 # judge-group: the same checks, and whether reversing a group's order changes which completion wins.
-GROUP_CHECKS = replace(CHECKS, measures=CHECKS.measures + (Measure("order consistency", _order_consistency),))
+GROUP_CHECKS = replace(CHECKS, measures=CHECKS.measures + (Measure("order consistency", _measure(order_consistency)),))
