@@ -243,7 +243,7 @@ def validate_resumable(checkpoint: Path, asked: dict, max_steps: int | None, def
 
 def run_differences(saved: dict, asked: dict, defaults: dict | None = None) -> list[str]:
     """``field ('saved' there, 'asked' here)`` for each setting that changes what the run is."""
-    keys = ("model", "dataset", "dataset_args", "rewards", "reward_args", *MEANING_FIELDS)
+    keys = ("model", "dataset", "dataset_args", "rewards", "reward_args", "control_of", *MEANING_FIELDS)
     defaults = defaults or {}
     differ = []
     for key in keys:

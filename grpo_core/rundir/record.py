@@ -23,6 +23,8 @@ def run_config(run) -> dict:
         "model": _absolute(settings.model, os.path.isdir(settings.model)),
         "profile": run.profile.name,
         **({"compare": settings.compare} if settings.compare else {}),
+        **({"control": settings.control} if settings.control else {}),
+        **({"control_of": settings.control_of} if settings.control_of else {}),
         **({"merge_lora": True} if settings.merge_lora else {}),
         **({"keep_checkpoints": False} if not settings.keep_checkpoints else {}),
         **({"reward_workers": settings.reward_workers} if settings.reward_workers else {}),

@@ -81,6 +81,14 @@ class Settings:
         0, "After training, score the base and the trained model on this many held-out prompts: test-split questions "
         "not trained on, else the dataset's last rows, which the run says (0: no comparison; only the default run, "
         "grpo-run with no arguments, compares on 200).", "--compare", "N")
+    control: str | None = setting(
+        None, "Also train a control run after this one, in OUTPUT_DIR-control: the same run, seed and steps with each "
+        "step's rewards shuffled among the step's completions (shuffled) or drawn at random with their mean and "
+        "spread (random); the comparison then shows base, trained and control, and the gain over the control.",
+        "--control", "shuffled|random")
+    control_of: str | None = setting(
+        None, "Written by --control into a control run's own settings: the folder of the run it is the control of "
+        "(config file only).")
     reward_workers: int | None = setting(
         None, "Worker processes that score the rewards' CPU-heavy items (math-verify, sandboxed programs), shared by "
         "every reward of the run (default: every core this process may use, divided among the training processes "

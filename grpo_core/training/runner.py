@@ -10,14 +10,14 @@ import click
 
 from grpo_core import checks
 from grpo_core.builtin.datasets import validate_columns
-from grpo_core.errors import GrpoError
+from grpo_core.errors import GrpoError, UsageError
 from grpo_core.plugins import get_registry
 from grpo_core.rewards.reward import load_rewards
 from grpo_core.rundir import outputs
-from grpo_core.rundir.claim import follow_outputs
+from grpo_core.rundir.claim import follow_outputs, validate_outputs
 from grpo_core.rundir.record import describe
 from grpo_core.settings.layers import flag_layer, settings_from_options  # noqa: F401  (imported from here)
-from grpo_core.training import launch, stages, trainer
+from grpo_core.training import control, launch, stages, trainer
 from grpo_core.training.aggregation import aggregation_lines
 from grpo_core.training.sample import (comparison_heading, format_comparison, has_held_out_split, held_out,
                                        held_out_rows, score_models)
@@ -32,8 +32,11 @@ def run_from_options(dry_run=False, num_processes=None, argv=(), stage=None, **o
     log = lambda message: click.echo(message, err=True)
     staged = stages.read_stages(options.get("config_file"), stage)
     if staged is not None:  # a config file with stages: each stage a run in its own folder
+        control_options = _staged_control(staged, options, dry_run)
         stages.run_stages(staged, options, settings_from_options, preflight, dry_run=dry_run,
                           num_processes=num_processes, log=log, argv=argv)
+        if control_options is not None:
+            stages.run_control(staged, control_options, settings_from_options, preflight, num_processes, log, argv)
         return
     settings = settings_from_options(**options)
     launched = launch.is_launched()
@@ -41,6 +44,7 @@ def run_from_options(dry_run=False, num_processes=None, argv=(), stage=None, **o
     command = None if launched else launch.launch_command(
         run.profile, num_processes, [a for a in argv if a != "--dry-run"], run.place
     )
+    control_run = _resolve_control(run, command, log) if settings.control and not launched else None
     if dry_run:
         log(trainer.profile_line(run))
         _log_aggregation(run, log)
@@ -51,6 +55,9 @@ def run_from_options(dry_run=False, num_processes=None, argv=(), stage=None, **o
         trainer.validate_model_available(run.model)
     trainer.start_scoring(run)
     trainer.load_data(run)  # a bad dataset is the user's input: said before the output folder's state
+    if control_run is not None:  # its folder is checked before the run trains, not found taken after it
+        control_run.dataset = run.dataset
+        validate_outputs(control_run)
     # machine 0's launcher holds the folder for every machine's processes; the others claim nothing
     lock = None if launched else trainer.claim_outputs(run, log) if run.place.main_machine else follow_outputs(run)
     try:
@@ -77,8 +84,33 @@ def run_from_options(dry_run=False, num_processes=None, argv=(), stage=None, **o
 
     if interrupted(finished):
         raise SystemExit(130)  # scripts can tell an interrupted run from a finished one
+    if control_run is not None:
+        log(f"control run ({control.KINDS[settings.control]}): outputs in {control_run.grpo['output_dir']}")
+        if interrupted(trainer.train(control_run, log=log, summary=False)):
+            raise SystemExit(130)
     if compare:
-        _compare(run, settings.compare)
+        _compare(run, settings.compare, control_run)
+
+
+def _staged_control(staged, options: dict, dry_run: bool) -> dict | None:
+    """With --control, the options of a staged run's control (the same stages, in ROOT-control), after checking that
+    folder before any stage trains; None without --control."""
+    top = settings_from_options(**options)
+    control.validate_control(top)
+    if not top.control or control.is_control(top) or dry_run:
+        return None
+    root = Path(top.grpo.get("output_dir") or trainer.DEFAULT_OUTPUT_DIR).absolute()
+    return stages.control_options(staged, options, root, bool(top.resume))
+
+
+def _resolve_control(run, command, log):
+    """The control run of ``run`` (--control), resolved like it; it trains in this process after the run."""
+    if command is not None:
+        raise UsageError("--control trains the control in this process after the run, and this run is launched in "
+                         "several processes; train the control on its own with --set output_dir=FOLDER-control and "
+                         "control_of: FOLDER in a --config file, or pick a single-process profile")
+    settings = control.control_settings(run.settings, Path(run.grpo["output_dir"]), run.settings.resume)
+    return trainer.resolve(settings, log=log, load_dataset=False)
 
 
 def _log_aggregation(run, log) -> None:
@@ -103,8 +135,9 @@ def _warn_trained_rows(run, n: int, log) -> None:
             f"training scores its last {n} rows, which training also sees (not a held-out measure)")
 
 
-def _compare(run, n: int) -> None:
-    """Score the base model and the trained one on the same held-out prompts, then show the training trend."""
+def _compare(run, n: int, control_run=None) -> None:
+    """Score the base model and the trained one (and its control) on the same held-out prompts, then show the
+    training trend."""
     output_dir = Path(run.grpo["output_dir"])
     final = str(output_dir / "final")
     if not Path(final).is_dir():  # interrupted: nothing to compare yet
@@ -113,9 +146,17 @@ def _compare(run, n: int) -> None:
     rows, where = held_out_rows(spec, run.dataset_params, run.dataset, n)
     tokens = int(run.grpo.get("max_completion_length") or 64)
     models = [(f"{run.model} (before)", trainer.model_path(run.model)), (f"{final} (after)", final)]
+    if control_run is not None:
+        models.append((f"{Path(control_run.grpo['output_dir']) / 'final'} (control)",
+                       str(Path(control_run.grpo["output_dir"]) / "final")))
     results = score_models(models, rows, run.rewards, max_new_tokens=tokens)
     click.echo(f"{comparison_heading(spec, run.dataset_params)}{where}:", err=True)
     click.echo(format_comparison(results), err=True)
+    if control_run is not None:
+        held = has_held_out_split(spec, run.dataset_params)
+        on = f"{len(rows)} questions" if held else f"{len(rows)} rows"
+        for line in control.gain_lines(results, [r.__name__ for r in run.rewards], on, held):
+            click.echo(line, err=True)
     records = outputs.read_metrics(output_dir / outputs.METRICS_FILE)
     click.echo(outputs.run_summary(records, run.rewards, run.schedules), err=True)
 

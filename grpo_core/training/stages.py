@@ -18,11 +18,12 @@ import click
 
 from grpo_core.errors import UsageError
 from grpo_core.rundir.claim import Claim, validate_outputs, validate_staged, replace_staged
+from grpo_core.rundir.folder import owned_outputs
 from grpo_core.rundir.names import FINAL_DIR, MERGED_DIR, METRICS_FILE, PLOT_FILE
 from grpo_core.rundir.record import describe
 from grpo_core.rundir.stage_outputs import merge_stage_metrics, read_state, write_state
 from grpo_core.settings.layers import file_layer, read_config_file
-from grpo_core.training import trainer
+from grpo_core.training import control, trainer
 
 # Settings of the whole run, set at the top of the file (or on the command line), never inside a stage.
 RUN_WIDE = ("model", "profile", "output_dir", "compare", "resume", "preflight", "stages")
@@ -247,3 +248,30 @@ def _train_stage(staged: Staged, stage: Stage, root: Path, log, argv) -> None:
         log(f"stage '{stage.name}' interrupted at step {trained.state.global_step}; checkpoint saved in "
             f"{root / stage.name}. Resume with: grpo-run {shlex.join(command)}")
         raise SystemExit(130)
+
+
+def control_options(staged: Staged, options: dict, root: Path, resume: bool) -> dict:
+    """The options that train a staged run's control: the same stages in ``ROOT-control``, each a control run. Its
+    folder is checked here, before any stage trains; with --resume, a control that has not started starts."""
+    folder = control.control_folder(root)
+    names = [s.name for s in staged.stages]
+    resumes = resume and any(owned_outputs(folder / name) for name in names)
+    overwrite = bool(options.get("overwrite")) or (resume and not resumes)
+    validate_staged(folder, names, [s.name for s in _selected(staged)], resumes, overwrite)
+    return {**options, "output_dir": str(folder), "control_of": str(root), "resume": resumes or None,
+            "overwrite": overwrite or None}
+
+
+def run_control(staged: Staged, options: dict, settings_from_options, preflight, num_processes, log, argv) -> None:
+    """Train the control of a staged run (``control_options``), then say how to compare base, trained and control."""
+    folder = Path(options["output_dir"])
+    kind = settings_from_options(**options).control
+    log(f"control run ({control.KINDS[kind]}): outputs in {folder}")
+    run_stages(staged, {**options, "preflight": False}, settings_from_options, preflight,
+               num_processes=num_processes, log=log, argv=argv)
+    last = staged.stages[-1]
+    given = [f"--reward {r.__name__}" for r in last.run.rewards]
+    given += [f"--dataset-arg {key}={value}" for key, value in last.run.settings.dataset_args.items()]
+    log(f"compare base, trained and control on held-out prompts with: grpo-run sample --model "
+        f"{staged.stages[0].run.model} --model {Path(options['control_of']) / last.name / FINAL_DIR} --model "
+        f"{folder / last.name / FINAL_DIR} --dataset {last.run.settings.dataset} {' '.join(given)}")

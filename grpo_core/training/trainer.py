@@ -21,7 +21,7 @@ from grpo_core.rundir.claim import Claim, claim_outputs, replace_outputs
 from grpo_core.rundir.folder import validate_is_folder, checkpoint_step, remove_checkpoints
 from grpo_core.rundir.names import FINAL_DIR, MERGED_DIR, METRICS_FILE, PLOT_FILE, RUN_CONFIG
 from grpo_core.rundir.record import name_base_model, write_run_config
-from grpo_core.training import launch, offline
+from grpo_core.training import control, launch, offline
 from grpo_core.training.schedules import build_schedules, constant_weights, weights_callback
 
 DEFAULT_OUTPUT_DIR = "runs/grpo"
@@ -54,6 +54,7 @@ def resolve(settings: RunSettings, log=print, load_dataset: bool = True, num_pro
     if not settings.rewards:
         raise UsageError("no reward selected; add --reward NAME (installed: "
                          f"{', '.join(sorted(registry.items['rewards'])) or 'none'})")
+    control.validate_control(settings)
     weights = {**settings.weights, **constant_weights(settings.reward_schedules, settings.rewards)}
     rewards = load_rewards(settings.rewards, params=settings.reward_args, weights=weights, dataset=settings.dataset)
     schedules = build_schedules(settings.reward_schedules, rewards)
@@ -226,6 +227,8 @@ def build_trainer(run: ResolvedRun, progress: bool = True):
         peft_config=peft_config,
     )
     name_base_model(trainer, run.model)
+    if control.is_control(run.settings):  # a control run: TRL trains on scores cut loose from the completions
+        control.replace_rewards(trainer, run.settings.control, args.seed)
     loggers = []  # callbacks that add to the logs: a dataset's own (a curriculum's level), the weights' schedule
     if run.dataset_spec is not None and run.dataset_spec.callbacks is not None:
         loggers += run.dataset_spec.callbacks(run.dataset, run.dataset_params)

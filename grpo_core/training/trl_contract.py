@@ -20,8 +20,8 @@ RELIED_ON = {
         "self.reward_weights.to(",
     ),
     "GRPOTrainer._calculate_rewards": (
-        "adaptive weights observe each reward's scores of a generation batch, gathered over all processes, in the "
-        "(completions x rewards) table it returns",
+        "adaptive weights and the health signals observe each reward's scores of a generation batch, gathered over "
+        "all processes, in the (completions x rewards) table it returns, and a control run replaces them",
         "rewards_per_func = self._calculate_rewards(",
     ),
     "GRPOTrainer._logs": (
@@ -57,18 +57,30 @@ def set_reward_weights(trainer, weights: list[float]) -> None:
 def observe_rewards(trainer, observe: Callable[[list[list[float]]], None]) -> None:
     """Call ``observe(table)`` with each training generation batch's scores, one row per completion, one column per
     reward, gathered over all processes (so every process sees the same table)."""
+    def observed(table, *batch):
+        observe(table.detach().float().cpu().tolist())
+        return table
+
+    wrap_rewards(trainer, observed, "adaptive reward weights")
+
+
+def wrap_rewards(trainer, change: Callable, needed_by: str = "grpo-core") -> None:
+    """From the next training batch on, TRL uses ``change(table, prompts, completions, completion_ids)`` in place of
+    the batch's scores: ``table`` is the (completions x rewards) tensor gathered over all processes, the others this
+    process's part of the batch as TRL passes them to the rewards. Evaluation batches are left as they are. Wrapping
+    again nests: the change added last sees what the earlier ones returned."""
     calculate = getattr(trainer, "_calculate_rewards", None)
     if calculate is None:
-        raise UsageError("adaptive reward weights need TRL's GRPOTrainer._calculate_rewards, which this TRL version "
-                         "lacks; use a linear, cosine or steps schedule, or the TRL version grpo-core requires")
+        raise UsageError(f"{needed_by} need TRL's GRPOTrainer._calculate_rewards, which this TRL version lacks; use "
+                         "the TRL version grpo-core requires")
 
-    def calculate_and_observe(*args, **kwargs):
-        rewards_per_func = calculate(*args, **kwargs)
-        if trainer.model.training:
-            observe(rewards_per_func.detach().float().cpu().tolist())
-        return rewards_per_func
+    def calculate_and_change(inputs, prompts, completions, completion_ids_list):
+        table = calculate(inputs, prompts, completions, completion_ids_list)
+        if not trainer.model.training:
+            return table
+        return change(table, prompts, completions, completion_ids_list)
 
-    trainer._calculate_rewards = calculate_and_observe
+    trainer._calculate_rewards = calculate_and_change
 
 
 def last_batch(trainer) -> tuple[list, list, dict[str, list]] | None:
