@@ -7,7 +7,8 @@ the held-out greedy math accuracy before -> after training (and on how many prom
 training math reward over the first and last fifth of steps, the wall time and the load average
 while it ran. The target is a held-out gain of at least 0.15 on every seed; the wall time is
 only comparable between runs on an otherwise idle machine (the load column says how idle).
-Anything after `--` is passed to every `grpo-run` (e.g. `-- --max-steps 4` for a quick try).
+Anything after `--` is passed to every `grpo-run` (e.g. `-- --max-steps 4` for a quick try;
+`-- --control shuffled` trains each seed's control run too and prints its gain over the control).
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ def fifths(metrics: Path, key: str = "rewards/math/mean") -> tuple[float | None,
 def run_seed(seed: int, out: Path, extra: list[str]) -> dict:
     folder = out / f"seed{seed}"
     shutil.rmtree(folder, ignore_errors=True)
+    shutil.rmtree(folder.with_name(f"{folder.name}-control"), ignore_errors=True)  # with `-- --control shuffled`
     command = [console_script("grpo-run"), "--output-dir", str(folder), "--set", f"seed={seed}", *extra]
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     load_before = os.getloadavg()[0]
@@ -69,8 +71,9 @@ def run_seed(seed: int, out: Path, extra: list[str]) -> dict:
     (folder / "bench_output.txt").write_text(result.stdout + result.stderr)
     before, after, n = held_out(result.stderr)
     first, last = fifths(folder / "metrics.jsonl")
+    control = [line for line in result.stderr.splitlines() if "gain over control" in line]
     return {"seed": seed, "rc": result.returncode, "before": before, "after": after, "n": n, "first": first,
-            "last": last, "wall": wall, "load": (load_before + os.getloadavg()[0]) / 2}
+            "last": last, "wall": wall, "load": (load_before + os.getloadavg()[0]) / 2, "control": control}
 
 
 def main() -> None:
@@ -102,6 +105,8 @@ def main() -> None:
         status = "" if row["rc"] == 0 else f"  exit {row['rc']}, see {args.out}/seed{row['seed']}/bench_output.txt"
         print(f"{row['seed']:>4}  {held:<36}{'-' if gain is None else format(gain, '+.3f'):>7}  {curve:<30}"
               f"{row['wall']:>7.0f}{row['load']:>6.1f}{status}")
+        for line in row["control"]:  # a run with --control: base, trained, control and the gain over the control
+            print(f"      {line}")
     if args.quick and any(row["rc"] for row in rows):
         raise SystemExit("a run failed (see its bench_output.txt above)")
     known = [g for g in gains if g is not None]
