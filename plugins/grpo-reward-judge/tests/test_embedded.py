@@ -4,6 +4,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -50,10 +51,18 @@ def test_killing_the_server_mid_batch_gives_counted_errors(judge_plugin):
     [reward] = load_rewards(["judge"], {"judge": {"base_url": own.url, "model": own.model, "max_concurrency": 1,
                                                   "retries": 0, "max_tokens": 4, "cache": False}})
     n, logged = 6, {}
-    killer = subprocess.Popen([sys.executable, "-c", f"import time, os; time.sleep(1.5); os.kill({own.process.pid}, 9)"])
+
+    def kill_after_the_first_verdict():  # one at a time: the second request is sent once the first is answered
+        deadline = time.monotonic() + 300
+        while STATS["requests"] < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        own.process.kill()
+
+    killer = threading.Thread(target=kill_after_the_first_verdict, daemon=True)
+    killer.start()
     scores = reward.score(prompts=["What is 7 + 5?"] * n, completions=[f"The answer is {i}." for i in range(n)],
                           answer=["12"] * n, log_metric=lambda key, value: logged.__setitem__(key, value))
-    killer.wait()
+    killer.join(5)
     failed = logged["rewards/judge/errors"] + logged["rewards/judge/timeouts"]
     assert 0 < failed < n
     assert sum(s is None for s in scores) >= failed
