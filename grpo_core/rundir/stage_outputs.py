@@ -69,13 +69,11 @@ def stage_figure(records: list[dict], names: list[str], starts: list[tuple[int, 
     if not steps:
         return None
     import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     from matplotlib.ticker import MaxNLocator
 
-    figure, axis = plt.subplots(figsize=(8, 4.5), dpi=100)
-    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    figure = outputs.new_figure(figsize=(8, 4.5), dpi=100)
+    axis = figure.subplots()
+    colors = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
     series = [(name, f"rewards/{name}/mean", colors[i % len(colors)], "-") for i, name in enumerate(names)]
     series.append(("total (weighted)", "reward", "black", "--"))
     weighted = [name for name in names if any(r.get(f"weights/{name}") is not None for r in steps)]
