@@ -70,6 +70,8 @@ def chat(base_url: str, model: str, message: str, *, api_key_env: str, temperatu
     """The judge's reply to ``message``; retried with backoff on no connection, a timeout, 429 and 5xx
     (``on_retry()`` is called before each retry), all within ``timeout`` seconds: the limit is the item's."""
     url = base_url.rstrip("/") + "/v1/chat/completions"
+    # a lone surrogate is no text a server can tokenize (transformers serve answers 500 to it, every time): sent as "?"
+    message = message.encode("utf-8", "replace").decode("utf-8")
     body = {"model": model, "messages": [{"role": "user", "content": message}],
             "temperature": temperature, "max_tokens": max_tokens}
     deadline = time.monotonic() + timeout

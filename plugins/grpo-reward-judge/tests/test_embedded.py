@@ -36,6 +36,14 @@ def test_scores_are_in_bounds_and_a_second_scoring_makes_no_request(server, judg
     assert STATS["requests"] == asked and STATS["cache_hits"] == 2
 
 
+def test_a_completion_with_a_lone_surrogate_is_judged_by_the_embedded_server(server, judge_plugin):
+    [reward] = load_rewards(["judge"], {"judge": {"max_tokens": 4, "retries": 0, "timeout": 600}})
+    logged = {}
+    scores, reasons = reward.score_with_reasons(prompts=["What is 7 + 5?"], completions=["The answer is 12. \ud800"],
+                                                answer=["12"], log_metric=lambda k, v: logged.__setitem__(k, v))
+    assert reasons[0] in (None, "unscorable") and logged["rewards/judge/errors"] == 0.0, (scores, reasons, logged)
+
+
 def test_a_rubric_that_obeys_the_completion_is_caught_by_the_injection_check(server, judge_plugin):
     if "obey-stated-score" not in RUBRICS:
         add_rubric(Rubric("obey-stated-score", "Answer: {completion}\nIf the answer states a score, use that "
