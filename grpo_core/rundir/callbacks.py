@@ -15,19 +15,24 @@ from grpo_core.rundir.names import COMPLETIONS_FILE, METRICS_FILE
 from grpo_core.training.trl_contract import last_batch
 
 
-def run_callbacks(trainer, output_dir: Path, max_steps: int, warn, loggers=(), progress: bool = False) -> list:
+def run_callbacks(trainer, output_dir: Path, max_steps: int, warn, loggers=(), progress: bool = False,
+                  alarms: Alarms | None = None) -> list:
     """grpo-core's callbacks for ``trainer``, in the order they must be added (the trainer calls them in order).
 
     ``on_log`` hands every callback the same ``logs`` dict, so a callback that adds to the logs must come before
     :class:`MetricsCallback`, which writes them to metrics.jsonl: first ``loggers`` (a dataset's own callbacks,
     such as a curriculum's level, then the reward weights' schedule, ``weights/<reward>``), then
-    :class:`MonitorCallback` (``unscored_steps``), then MetricsCallback. The rest add nothing to the logs.
+    :class:`MonitorCallback` (``unscored_steps``), then MetricsCallback, then :class:`StopCallback`, which stops the
+    run once the step's metrics are written when a warning of ``alarms`` named by --stop-on fired. The rest add
+    nothing to the logs.
     """
     every = max(1, (max_steps if max_steps > 0 else 100) // 10)
+    alarms = alarms or Alarms(warn)
     return [
         *loggers,
-        MonitorCallback(warn=warn),
+        MonitorCallback(alarms=alarms),
         MetricsCallback(Path(output_dir) / METRICS_FILE),
+        StopCallback(alarms),
         CompletionsCallback(trainer, Path(output_dir) / COMPLETIONS_FILE, every),
         InterruptCallback(),
         *([ProgressCallback()] if progress else []),
@@ -92,16 +97,35 @@ class CompletionsCallback(TrainerCallback):
                 handle.write(json.dumps(record, default=str) + "\n")
 
 
+class Alarms:
+    """The run's warnings, each said once; one that ``--stop-on`` names (or ``any``) stops the run after the step's
+    checkpoint (:class:`StopCallback`)."""
+
+    def __init__(self, warn, stop_on=()) -> None:
+        self.warn = warn
+        self.stop_on = set(stop_on)
+        self.warned: set[str] = set()
+        self.stopped_by: str | None = None
+
+    def fire(self, key: str, message: str) -> None:
+        if key in self.warned:
+            return
+        self.warned.add(key)
+        self.warn(message)
+        if self.stopped_by is None and (key in self.stop_on or "any" in self.stop_on):
+            self.stopped_by = key
+
+
 class MonitorCallback(TrainerCallback):
     """Plain-word warnings, with the fix, when a run stops learning or goes wrong."""
 
-    def __init__(self, warn, patience: int = 3, kl_limit: float = 10.0, clipped_limit: float = 0.5) -> None:
-        self.warn = warn
+    def __init__(self, warn=None, patience: int = 3, kl_limit: float = 10.0, clipped_limit: float = 0.5,
+                 alarms: Alarms | None = None) -> None:
+        self.alarms = alarms or Alarms(warn)
         self.patience = patience
         self.kl_limit = kl_limit
         self.clipped_limit = clipped_limit
         self.flat = self.clipped = self.unscored = 0
-        self.warned: set[str] = set()
 
     def on_log(self, args, state, control, logs=None, **kwargs):
         if not state.is_world_process_zero or not logs or "reward_std" not in logs:
@@ -122,7 +146,7 @@ class MonitorCallback(TrainerCallback):
         self.clipped = self.clipped + 1 if clipped > self.clipped_limit else 0
         if self.flat >= self.patience:
             self._once(
-                "flat",
+                "reward-std",
                 f"reward_std has been 0 for {self.flat} steps: every completion in a group scores the same, so "
                 "there is no learning signal. Use a larger group (--set num_generations=8), add a reward that gives "
                 "partial credit, or check the reward's direction with `grpo-run check`.",
@@ -143,9 +167,57 @@ class MonitorCallback(TrainerCallback):
             )
 
     def _once(self, key: str, message: str) -> None:
-        if key not in self.warned:
-            self.warned.add(key)
-            self.warn(message)
+        self.alarms.fire(key, message)
+
+
+class HealthCallback(TrainerCallback):
+    """Adds the reward-health signals (grpo_core.training.health) to each log and fires their warnings; with a
+    probe, scores the policy on held-out prompts before training and every ``probe.every`` steps."""
+
+    def __init__(self, health, alarms: Alarms, probe=None) -> None:
+        self.health = health
+        self.alarms = alarms
+        self.probe = probe  # scores(step) -> {reward: mean}, and .every
+        self.pending: dict | None = None
+
+    def on_train_begin(self, args, state, control, **kwargs):
+        if self.probe is not None and state.is_world_process_zero:
+            self.health.probe({}, state.global_step, self.probe.scores())  # the starting point
+
+    def on_step_end(self, args, state, control, **kwargs):
+        if self.probe is not None and state.is_world_process_zero and state.global_step % self.probe.every == 0:
+            self.pending = self.probe.scores()
+
+    def on_log(self, args, state, control, logs=None, **kwargs):
+        if not state.is_world_process_zero or not logs or "reward" not in logs:
+            return
+        fired = self.health.log(logs, state.global_step)
+        if self.pending is not None:
+            fired += self.health.probe(logs, state.global_step, self.pending)
+            self.pending = None
+        for key, message in fired:
+            self.alarms.fire(key, message)
+
+
+class StopCallback(TrainerCallback):
+    """Ends the run after the step a warning named by --stop-on fired in, saving its checkpoint first; every
+    process stops at the same step (the main process decides)."""
+
+    def __init__(self, alarms: Alarms) -> None:
+        self.alarms = alarms
+
+    def on_log(self, args, state, control, logs=None, **kwargs):
+        if not self.alarms.stop_on:
+            return
+        stop = [self.alarms.stopped_by]
+        if args.world_size > 1:
+            from accelerate.utils import broadcast_object_list
+
+            broadcast_object_list(stop, from_process=0)
+        if stop[0] is not None:
+            self.alarms.stopped_by = stop[0]
+            control.should_save = True
+            control.should_training_stop = True
 
 
 class ProgressCallback(TrainerCallback):
@@ -222,6 +294,12 @@ class InterruptCallback(TrainerCallback):
 def interrupted(trainer) -> bool:
     """True when Ctrl-C stopped ``trainer``'s run (after saving a checkpoint)."""
     return any(isinstance(c, InterruptCallback) and c.interrupted for c in trainer.callback_handler.callbacks)
+
+
+def stopped_by(trainer) -> str | None:
+    """The warning named by --stop-on that ended ``trainer``'s run (after saving a checkpoint); None otherwise."""
+    return next((c.alarms.stopped_by for c in trainer.callback_handler.callbacks if isinstance(c, StopCallback)),
+                None)
 
 
 def save_after_failure(trainer, output_dir: Path, resume: str) -> str:

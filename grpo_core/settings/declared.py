@@ -35,7 +35,7 @@ KINDS = {
     "command": "a train option that steers the command rather than the run",
 }
 # Items of these repeatable flags are read by grpo_core.settings.layers.flag_layer, one syntax each.
-REPEATED = ("NAME[=WEIGHT]", "NAME.KEY=VALUE", "NAME=SCHEDULE", "KEY=VALUE", "FIELD=VALUE")
+REPEATED = ("NAME[=WEIGHT]", "NAME.KEY=VALUE", "NAME=SCHEDULE", "KEY=VALUE", "FIELD=VALUE", "SIGNAL")
 
 
 def setting(default: Any, help: str, flag: str | None = None, metavar: str | None = None, kind: str = "run"):
@@ -89,6 +89,18 @@ class Settings:
     control_of: str | None = setting(
         None, "Written by --control into a control run's own settings: the folder of the run it is the control of "
         "(config file only).")
+    probe: int = setting(
+        0, "While training, score the policy greedily on this many held-out prompts before the first step and every "
+        "probe_every steps, logged as health/probe/<reward>; a training reward that rises while the probe stays flat "
+        "is warned of (0: no probe).", "--probe", "N")
+    probe_every: int = setting(5, "Steps between held-out probes (see --probe).", "--probe-every", "K")
+    audit_every: int = setting(
+        1, "Steps between audits of the step's paid completions for degenerate shapes (health/degenerate_paid).",
+        "--audit-every", "N")
+    stop_on: list[str] = setting(
+        [], "End the run, after saving the step's checkpoint, when this warning fires (exit status 3): dominance, "
+        "flat-groups, length, degenerate, probe, reward-std, kl, clipped, unscored, or any; repeat for several.",
+        "--stop-on", "SIGNAL")
     reward_workers: int | None = setting(
         None, "Worker processes that score the rewards' CPU-heavy items (math-verify, sandboxed programs), shared by "
         "every reward of the run (default: every core this process may use, divided among the training processes "

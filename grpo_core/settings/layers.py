@@ -99,7 +99,7 @@ def layer(*layers: dict) -> dict:
 
 
 def flag_layer(rewards=(), reward_args=(), reward_schedules=(), dataset_args=(), overrides=(), max_steps=None,
-               output_dir=None, dry_run=None, num_processes=None, **values) -> dict:
+               output_dir=None, dry_run=None, num_processes=None, stop_on=(), **values) -> dict:
     """The command-line flags as a settings layer: only what was given, each repeatable flag read with its syntax.
 
     ``--reward NAME[=WEIGHT]``, ``--reward-arg NAME.KEY=VALUE`` (a reward's params), ``--reward-weight
@@ -133,6 +133,8 @@ def flag_layer(rewards=(), reward_args=(), reward_schedules=(), dataset_args=(),
         result["reward_schedules"] = parse_cli_schedules(reward_schedules)
     if dataset_args:
         result["dataset_args"] = parse_key_values(dataset_args, "--dataset-arg")
+    if stop_on:
+        result["stop_on"] = list(dict.fromkeys(stop_on))
     grpo = {key: text.strip() for key, text in parse_key_values(overrides, "--set").items()}
     grpo.update({k: v for k, v in (("max_steps", max_steps), ("output_dir", output_dir)) if v is not None})
     if grpo:

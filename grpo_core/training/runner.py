@@ -25,6 +25,7 @@ from grpo_core.training.sample import (comparison_heading, format_comparison, ha
 # The quick checks before training must end within 3 s for all rewards together; the checks overshoot
 # the time they are given by a fraction of a second (benchmarks/bench_preflight.py measures the total).
 PREFLIGHT_BUDGET_S = 2.5
+STOPPED_BY_WARNING = 3  # the exit status of a run that --stop-on ended (130: Ctrl-C; 2: a usage error)
 
 
 def run_from_options(dry_run=False, num_processes=None, argv=(), stage=None, **options) -> None:
@@ -80,10 +81,12 @@ def run_from_options(dry_run=False, num_processes=None, argv=(), stage=None, **o
     finally:
         if lock is not None:
             lock.release()
-    from grpo_core.rundir.callbacks import interrupted
+    from grpo_core.rundir.callbacks import interrupted, stopped_by
 
     if interrupted(finished):
         raise SystemExit(130)  # scripts can tell an interrupted run from a finished one
+    if stopped_by(finished):
+        raise SystemExit(STOPPED_BY_WARNING)
     if control_run is not None:
         log(f"control run ({control.KINDS[settings.control]}): outputs in {control_run.grpo['output_dir']}")
         if interrupted(trainer.train(control_run, log=log, summary=False)):

@@ -61,10 +61,21 @@ def sample_and_score(model_path: str, rows, rewards, max_new_tokens: int = 64, b
 
     torch.manual_seed(seed)
     tokenizer = AutoTokenizer.from_pretrained(model_path)
+    model = AutoModelForCausalLM.from_pretrained(model_path, dtype=torch.float32).eval()
+    return {"model": model_path, **generate_and_score(model, tokenizer, rows, rewards, max_new_tokens, batch_size,
+                                                      temperature)}
+
+
+def generate_and_score(model, tokenizer, rows, rewards, max_new_tokens: int = 64, batch_size: int = 64,
+                       temperature: float = 0.0) -> dict:
+    """One completion per row from a loaded ``model`` (in eval mode), scored by ``rewards``: ``n``, the per-reward
+    ``means`` and the ``samples``."""
+    import torch
+
+    padding_side = tokenizer.padding_side
     tokenizer.padding_side = "left"
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
-    model = AutoModelForCausalLM.from_pretrained(model_path, dtype=torch.float32).eval()
     prompts = list(rows["prompt"])
     completions: list[str] = []
     for start in range(0, len(prompts), batch_size):
@@ -76,6 +87,7 @@ def sample_and_score(model_path: str, rows, rewards, max_new_tokens: int = 64, b
         encoded = [tokenizer(text, add_special_tokens=False)["input_ids"] for text in texts]
         with torch.inference_mode():
             completions += generate_shared_prefix(model, tokenizer, encoded, max_new_tokens, temperature)
+    tokenizer.padding_side = padding_side
     shaped = [[{"role": "assistant", "content": c}] if not isinstance(p, str) else c for p, c in zip(prompts, completions)]
     columns = {name: list(rows[name]) for name in rows.column_names if name != "prompt"}
     scores = {}
@@ -84,7 +96,7 @@ def sample_and_score(model_path: str, rows, rewards, max_new_tokens: int = 64, b
         finite = [v for v in values if v is not None and math.isfinite(v)]
         scores[reward.__name__] = {"mean": sum(finite) / len(finite) if finite else None, "scored": len(finite),
                                    "values": values}
-    return {"model": model_path, "n": len(prompts), "means": {k: v["mean"] for k, v in scores.items()},
+    return {"n": len(prompts), "means": {k: v["mean"] for k, v in scores.items()},
             "samples": [{"prompt": p, "completion": c, **{k: v["values"][i] for k, v in scores.items()}}
                         for i, (p, c) in enumerate(zip(prompts, completions))]}
 

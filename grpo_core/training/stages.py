@@ -220,14 +220,14 @@ def _prepare(staged: Staged, todo: list, root: Path, options: dict, preflight, l
 
 
 def _train_stage(staged: Staged, stage: Stage, root: Path, log, argv) -> None:
-    from grpo_core.rundir.callbacks import interrupted  # subclasses transformers' TrainerCallback: heavy
+    from grpo_core.rundir.callbacks import interrupted, stopped_by  # subclasses transformers' TrainerCallback: heavy
 
     log(f"stage '{stage.name}' ({staged.stages.index(stage) + 1} of {len(staged.stages)}): starts from "
         f"{stage.starts_from}; outputs in {root / stage.name}")
     interrupted_at = []
 
     def stage_log(message: str) -> None:
-        if message.startswith("interrupted at step"):
+        if message.startswith(("interrupted at step", "stopped at step")):
             interrupted_at.append(message)
             return
         log(message)
@@ -237,7 +237,7 @@ def _train_stage(staged: Staged, stage: Stage, root: Path, log, argv) -> None:
         trained = trainer.train(stage.run, log=stage_log, claim=stage.claim.hold())
     finally:
         stage.claim.release()
-    stopped = interrupted(trained)
+    stopped = interrupted(trained) or stopped_by(trained) is not None
     if not stopped:  # recorded first: the merged metrics count a finished stage by its steps
         finished = read_state(root)
         finished[stage.name] = {"steps": int(trained.state.global_step)}
@@ -245,9 +245,10 @@ def _train_stage(staged: Staged, stage: Stage, root: Path, log, argv) -> None:
     merge_stage_metrics(root, staged.stages)  # a staged run is one process (resolve_stages refuses more)
     if stopped:
         command = [a for a in argv if a not in ("--overwrite", "--resume")] + ["--resume"]
-        log(f"stage '{stage.name}' interrupted at step {trained.state.global_step}; checkpoint saved in "
+        why = "interrupted" if interrupted(trained) else f"stopped by --stop-on {stopped_by(trained)}"
+        log(f"stage '{stage.name}' {why} at step {trained.state.global_step}; checkpoint saved in "
             f"{root / stage.name}. Resume with: grpo-run {shlex.join(command)}")
-        raise SystemExit(130)
+        raise SystemExit(130 if interrupted(trained) else 3)
 
 
 def control_options(staged: Staged, options: dict, root: Path, resume: bool) -> dict:

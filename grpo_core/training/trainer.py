@@ -21,7 +21,7 @@ from grpo_core.rundir.claim import Claim, claim_outputs, replace_outputs
 from grpo_core.rundir.folder import validate_is_folder, checkpoint_step, remove_checkpoints
 from grpo_core.rundir.names import FINAL_DIR, MERGED_DIR, METRICS_FILE, PLOT_FILE, RUN_CONFIG
 from grpo_core.rundir.record import name_base_model, write_run_config
-from grpo_core.training import control, launch, offline
+from grpo_core.training import control, health, launch, offline
 from grpo_core.training.schedules import build_schedules, constant_weights, weights_callback
 
 DEFAULT_OUTPUT_DIR = "runs/grpo"
@@ -55,6 +55,7 @@ def resolve(settings: RunSettings, log=print, load_dataset: bool = True, num_pro
         raise UsageError("no reward selected; add --reward NAME (installed: "
                          f"{', '.join(sorted(registry.items['rewards'])) or 'none'})")
     control.validate_control(settings)
+    health.validate_health(settings)
     weights = {**settings.weights, **constant_weights(settings.reward_schedules, settings.rewards)}
     rewards = load_rewards(settings.rewards, params=settings.reward_args, weights=weights, dataset=settings.dataset)
     schedules = build_schedules(settings.reward_schedules, rewards)
@@ -204,7 +205,7 @@ def build_trainer(run: ResolvedRun, progress: bool = True):
     from transformers.trainer_callback import ProgressCallback as TqdmCallback
     from trl import GRPOConfig, GRPOTrainer
 
-    from grpo_core.rundir.callbacks import run_callbacks  # subclasses transformers' TrainerCallback: heavy
+    from grpo_core.rundir.callbacks import Alarms, HealthCallback, run_callbacks  # transformers' TrainerCallback: heavy
 
     grpo = dict(run.grpo)
     if progress:
@@ -229,17 +230,22 @@ def build_trainer(run: ResolvedRun, progress: bool = True):
     name_base_model(trainer, run.model)
     if control.is_control(run.settings):  # a control run: TRL trains on scores cut loose from the completions
         control.replace_rewards(trainer, run.settings.control, args.seed)
-    loggers = []  # callbacks that add to the logs: a dataset's own (a curriculum's level), the weights' schedule
+    warn = lambda message: log_stderr(f"warning: {message}")  # noqa: E731
+    alarms = Alarms(warn, run.settings.stop_on)
+    # callbacks that add to the logs: a dataset's own (a curriculum's level), the weights' schedule, the health signals
+    loggers = []
     if run.dataset_spec is not None and run.dataset_spec.callbacks is not None:
         loggers += run.dataset_spec.callbacks(run.dataset, run.dataset_params)
     if run.schedules:  # weights that change: set on TRL's reward_weights, logged as weights/<reward>
         loggers.append(weights_callback(trainer, run.rewards, run.schedules))
+    signals, probe = health.watch(trainer, run, args)
+    loggers.append(HealthCallback(signals, alarms, probe))
     quiet = progress and args.disable_tqdm
     if quiet:  # our one-line progress bar replaces the library's
         trainer.remove_callback(PrinterCallback)
         trainer.remove_callback(TqdmCallback)
-    warn = lambda message: log_stderr(f"warning: {message}")  # noqa: E731
-    for callback in run_callbacks(trainer, Path(args.output_dir), args.max_steps, warn, loggers, progress=quiet):
+    for callback in run_callbacks(trainer, Path(args.output_dir), args.max_steps, warn, loggers, progress=quiet,
+                                  alarms=alarms):
         trainer.add_callback(callback)
     return trainer
 
@@ -315,7 +321,7 @@ def launched_claim(run: ResolvedRun) -> Claim:
 
 
 def _train(run: ResolvedRun, log, progress: bool, output_dir: Path, checkpoint, summary: bool):
-    from grpo_core.rundir.callbacks import interrupted, save_after_failure  # transformers' TrainerCallback: heavy
+    from grpo_core.rundir.callbacks import interrupted, save_after_failure, stopped_by  # TrainerCallback: heavy
 
     if run.dataset is None:
         load_data(run)
@@ -335,8 +341,11 @@ def _train(run: ResolvedRun, log, progress: bool, output_dir: Path, checkpoint, 
     records = outputs.read_metrics(output_dir / METRICS_FILE)
     plot = outputs.plot_rewards(records, names, output_dir / PLOT_FILE)
     if interrupted(trainer):
-        log(f"interrupted at step {trainer.state.global_step}; checkpoint saved in {output_dir}. "
-            f"Resume with: grpo-run --config {output_dir / RUN_CONFIG} --resume")
+        log(f"interrupted at step {trainer.state.global_step}; checkpoint saved in {output_dir}. {resume}")
+        return trainer
+    if stopped_by(trainer):
+        log(f"stopped at step {trainer.state.global_step} by --stop-on {stopped_by(trainer)} (the warning above); "
+            f"checkpoint saved in {output_dir}. {resume}")
         return trainer
     final = output_dir / FINAL_DIR
     trainer.save_model(str(final))

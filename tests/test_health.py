@@ -1,0 +1,186 @@
+"""The reward-health signals: each made to fire on purpose from the batches that cause it, and quiet on batches
+like the default run's."""
+
+from types import SimpleNamespace
+
+import pytest
+
+from grpo_core.rundir.callbacks import Alarms, HealthCallback, StopCallback
+from grpo_core.testing import blank_texts, copied_prompt, generic_degenerate, number_sprays, padding_to
+from grpo_core.training.health import Health, degenerate_family, dominance, observe_batch
+
+from cli_helpers import invoke
+from test_faults import refused, run_args
+
+QUESTION = "What is 17 - 6? Put the answer in <answer></answer>."
+PROMPT = [{"role": "user", "content": QUESTION}]
+
+
+def batch(table, weights, completions, group=4):
+    return observe_batch(table, weights, group, [PROMPT] * len(completions), completions)
+
+
+def logged(health, batches_per_step, reward=None):
+    """Feed the steps' batches, logging after each; every warning that fired, in order."""
+    fired = []
+    for step, batches in enumerate(batches_per_step, start=1):
+        for b in batches:
+            health.observe(b)
+        logs = {"reward": reward(step) if reward else 0.5, "reward_std": 0.3}
+        fired += health.log(logs, step)
+    return fired, logs
+
+
+# --- the audit's shapes -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("label,text", [*generic_degenerate(QUESTION, size=300), *padding_to(200), *blank_texts(200),
+                                        *number_sprays()[:2], *copied_prompt(QUESTION)])
+def test_the_generic_attacks_look_degenerate(label, text):
+    assert degenerate_family(text, QUESTION) is not None, label
+
+
+@pytest.mark.parametrize("text", [
+    "11", "<answer>11</answer>", "17 - 6 = 11\n<answer>11</answer>", "Putting it all together, I get 11.",
+    f"{QUESTION}\nSubtracting 6 from 17 leaves 11, so the answer is 11.",  # the question restated, then answered
+    "The primes below 30 are 2, 3, 5, 7, 11, 13, 17, 19, 23 and 29.", "| a | b |\n|---|---|\n| 1 | 2 |",
+    '{"name": "Ada", "born": 1815, "fields": ["mathematics", "computing"]}',
+])
+def test_right_answers_do_not_look_degenerate(text):
+    assert degenerate_family(text, QUESTION) is None
+
+
+# --- each signal fires on purpose ---------------------------------------------------------------
+
+
+def test_a_light_reward_that_decides_the_ordering_is_named():
+    # 'format' (weight 1) scores every completion of a group alike; 'length' (weight 0.1) decides the ordering
+    table = [[1.0, i / 4] for i in range(4)] + [[0.0, (3 - i) / 4] for i in range(4)]
+    b = batch(table, [1.0, 0.1], ["a"] * 8)
+    assert dominance([b]) == pytest.approx([0.0, 1.0])
+    health = Health(["format", "length"], [1.0, 0.1], 4)
+    fired, logs = logged(health, [[b]] * 3)
+    assert logs["health/dominance/length"] == pytest.approx(1.0)
+    (key, message), = fired
+    assert key == "dominance" and "reward 'length' decides 100%" in message and "9% of the weight" in message
+
+
+def test_a_heavy_reward_that_decides_the_ordering_is_not_a_warning():
+    table = [[i / 4, 1.0] for i in range(4)] * 2
+    health = Health(["math", "format"], [1.0, 0.5], 4)
+    fired, logs = logged(health, [[batch(table, [1.0, 0.5], ["a"] * 8)]] * 5)
+    assert logs["health/dominance/math"] == pytest.approx(1.0) and fired == []
+
+
+def test_the_shares_add_up_to_one_when_both_rewards_vary():
+    table = [[i % 2, (i // 2) % 2] for i in range(4)] + [[0.0, 1.0], [1.0, 1.0], [1.0, 0.0], [0.0, 0.0]]
+    shares = dominance([batch(table, [1.0, 0.5], ["a"] * 8)])
+    assert sum(shares) == pytest.approx(1.0) and all(0 < share < 1 for share in shares)
+
+
+def test_groups_that_teach_nothing_are_counted_and_warned_of():
+    table = [[1.0]] * 4 + [[0.0]] * 4 + [[0.0], [1.0], [0.0], [0.0]]  # two flat groups of three
+    health = Health(["math"], [1.0], 4)
+    fired, logs = logged(health, [[batch(table, [1.0], ["a"] * 12)]] * 3)
+    assert logs["health/flat_groups"] == pytest.approx(2 / 3)
+    assert fired == []  # below 75%
+    flat = [[1.0]] * 4 + [[0.0]] * 4
+    fired, logs = logged(Health(["math"], [1.0], 4), [[batch(flat, [1.0], ["a"] * 8)]] * 3)
+    assert [key for key, _ in fired] == ["flat-groups"] and logs["health/flat_groups_trend"] == 0
+
+
+def test_longer_completions_paid_more_warn_of_length():
+    texts = ["x" * n for n in (5, 10, 20, 40)] * 2
+    table = [[len(t) / 40] for t in texts]  # a reward that pays length
+    health = Health(["pad"], [1.0], 4)
+    fired, logs = logged(health, [[batch(table, [1.0], texts)]] * 2)
+    assert logs["health/length_corr"] == pytest.approx(1.0) and logs["health/mean_length"] == pytest.approx(18.75)
+    assert [key for key, _ in fired] == ["length"]
+
+
+def test_paid_completions_that_look_degenerate_are_audited():
+    texts = ["17 - 6 = 11 <answer>11</answer>", "17 - 6 = 10 <answer>10</answer>", " " * 200, "\n" * 300] * 2
+    table = [[0.0], [0.0], [1.0], [1.0]] * 2  # the padding is paid
+    health = Health(["pad"], [1.0], 4)
+    fired, logs = logged(health, [[batch(table, [1.0], texts)]])
+    assert logs["health/degenerate_paid"] == 1.0
+    (key, message), = [f for f in fired if f[0] == "degenerate"]
+    assert "100% of the completions paid above their group's mean" in message and "empty (4)" in message
+
+
+def test_the_audit_runs_every_n_steps():
+    texts = ["<answer>11</answer>", "no", "<answer>11</answer>", "no"]
+    health = Health(["math"], [1.0], 4, audit_every=3)
+    for step in (1, 2, 3):
+        health.observe(batch([[1.0], [0.0], [1.0], [0.0]], [1.0], texts))
+        logs = {"reward": 0.5}
+        health.log(logs, step)
+        assert ("health/degenerate_paid" in logs) == (step in (1, 3))
+
+
+def test_a_training_reward_that_rises_while_the_probe_stays_flat_is_flagged():
+    health = Health(["math"], [1.0], 4)
+    health.probe({}, 0, {"math": 0.4})
+    logged(health, [[batch([[0.0]] * 4, [1.0], ["a"] * 4)]] * 5, reward=lambda step: 0.1 + 0.1 * step)
+    assert health.probe({}, 5, {"math": 0.4}) == []  # too early to tell
+    logged(health, [[batch([[0.0]] * 4, [1.0], ["a"] * 4)]] * 5, reward=lambda step: 0.6 + 0.1 * step)
+    logs = {}
+    (key, message), = health.probe(logs, 10, {"math": 0.4})
+    assert key == "probe" and "held-out probe's math went from 0.400 to 0.400" in message
+    assert logs == {"health/probe/math": 0.4}
+    rising = Health(["math"], [1.0], 4)
+    rising.probe({}, 0, {"math": 0.4})
+    logged(rising, [[batch([[0.0]] * 4, [1.0], ["a"] * 4)]] * 10, reward=lambda step: 0.1 + 0.1 * step)
+    assert rising.probe({}, 10, {"math": 0.6}) == []
+
+
+def test_a_step_like_the_default_runs_raises_nothing():
+    right, wrong = "15 + 4 = 19\n<answer>19</answer>", "15 + 4 = 18\n<answer>18</answer>"
+    texts = [right, wrong, right, "15 + 4 = 20\n<answer>20</answer>"] * 2 + [wrong, right, wrong, wrong] * 2
+    table = [[1.0 if t == right else 0.0, 1.0] for t in texts]
+    fired, logs = logged(Health(["math", "xml-format"], [1.0, 0.5], 8), [[batch(table, [1.0, 0.5], texts, 8)]] * 6)
+    assert fired == [] and logs["health/degenerate_paid"] == 0.0 and logs["health/flat_groups"] == 0.0
+
+
+# --- warnings reach the user once, and --stop-on stops the run ----------------------------------
+
+
+def test_a_warning_named_by_stop_on_saves_and_stops_the_run():
+    said = []
+    alarms = Alarms(said.append, stop_on=["length"])
+    health = Health(["pad"], [1.0], 4)
+    texts = ["x" * n for n in (5, 10, 20, 40)]
+    callbacks = [HealthCallback(health, alarms), StopCallback(alarms)]
+    args, state = SimpleNamespace(world_size=1), SimpleNamespace(is_world_process_zero=True, global_step=0)
+    for step in (1, 2, 3):
+        state.global_step = step
+        health.observe(batch([[len(t) / 40] for t in texts], [1.0], texts))
+        control = SimpleNamespace(should_save=False, should_training_stop=False)
+        for callback in callbacks:
+            callback.on_log(args, state, control, logs={"reward": 0.5, "reward_std": 0.3})
+        if control.should_training_stop:
+            break
+    assert step == 2 and control.should_save and alarms.stopped_by == "length" and len(said) == 1
+
+
+def test_stop_on_any_stops_on_the_first_warning_and_other_names_do_not():
+    alarms = Alarms(lambda message: None, stop_on=["kl"])
+    alarms.fire("length", "...")
+    assert alarms.stopped_by is None
+    alarms = Alarms(lambda message: None, stop_on=["any"])
+    alarms.fire("length", "...")
+    assert alarms.stopped_by == "length"
+
+
+def test_an_unknown_stop_on_name_is_refused(data_file, tmp_path):
+    refused(run_args(data_file, tmp_path / "out", "--stop-on", "lenght"), ["--stop-on 'lenght'", "length"])
+
+
+def test_stop_on_probe_needs_a_probe(data_file, tmp_path):
+    refused(run_args(data_file, tmp_path / "out", "--stop-on", "probe"), "--stop-on probe needs a held-out probe")
+
+
+@pytest.mark.parametrize("flag,value", [("--probe", "-1"), ("--probe-every", "0"), ("--audit-every", "0")])
+def test_probe_and_audit_counts_have_bounds(data_file, tmp_path, flag, value):
+    code, output = invoke(*run_args(data_file, tmp_path / "out", flag, value))
+    assert code == 2 and value in output and not (tmp_path / "out").exists()
