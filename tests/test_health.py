@@ -184,3 +184,94 @@ def test_stop_on_probe_needs_a_probe(data_file, tmp_path):
 def test_probe_and_audit_counts_have_bounds(data_file, tmp_path, flag, value):
     code, output = invoke(*run_args(data_file, tmp_path / "out", flag, value))
     assert code == 2 and value in output and not (tmp_path / "out").exists()
+
+
+# --- end to end: real runs --------------------------------------------------------------------
+
+
+def pays_length(completion):
+    """A reward that pays padding: every character earns, whatever it is."""
+    return min(1.0, len(completion) / 64)
+
+
+def always_one(completion):
+    return 1.0
+
+
+class Rewards:
+    @staticmethod
+    @__import__("grpo_core").hookimpl
+    def register_rewards(register):
+        from grpo_core import RewardSpec
+
+        register(RewardSpec("pays-length", "Pays every character", pays_length, bounds=(0.0, 1.0)))
+        register(RewardSpec("always-one", "Pays every completion the same", always_one, bounds=(0.0, 1.0)))
+
+
+def tiny_run(data_file, out, *extra):
+    return ["--dataset", "local", "--dataset-arg", f"path={data_file}", "--model", "tiny-random", "--output-dir", out,
+            "--no-preflight", "--set", "num_generations=4", "--set", "per_device_train_batch_size=8", *extra]
+
+
+def metrics(folder):
+    import json
+
+    return [json.loads(line) for line in (folder / "metrics.jsonl").read_text().splitlines()]
+
+
+@pytest.mark.slow
+def test_a_policy_that_pads_under_a_reward_that_pays_padding_is_caught_and_stopped(data_file, tmp_path, cache_dir):
+    from grpo_core.plugins import registered
+
+    out = tmp_path / "out"
+    # the tiny model biased toward the space token (223), and its end (2) so that lengths vary: a policy that pads,
+    # as one gaming a length reward would
+    bias = '--set=generation_kwargs={"sequence_bias": [[[223], 6.0], [[2], 3.0]]}'
+    with registered(Rewards()):
+        code, output = invoke(*tiny_run(data_file, out, "--reward", "pays-length", "--max-steps", "6",
+                                        "--set", "max_completion_length=32", bias, "--stop-on", "length"))
+    assert code == 3, output
+    assert "warning: longer completions are paid more" in output
+    assert "look degenerate: blank characters" in output
+    assert "by --stop-on length" in output
+    steps = [r for r in metrics(out) if "health/length_corr" in r]
+    assert steps[-1]["step"] < 6 and steps[-1]["health/length_corr"] > 0.5
+    assert max(r["health/degenerate_paid"] for r in steps if r.get("health/degenerate_paid") is not None) >= 0.25
+    assert (out / f"checkpoint-{steps[-1]['step']}").is_dir() and not (out / "final").exists()
+
+
+@pytest.mark.slow
+def test_a_reward_weighted_a_tenth_that_decides_the_ordering_is_named(data_file, tmp_path, cache_dir):
+    from grpo_core.plugins import registered
+
+    out = tmp_path / "out"
+    with registered(Rewards()):
+        code, output = invoke(*tiny_run(data_file, out, "--reward", "always-one=1", "--reward", "length=0.1",
+                                        "--max-steps", "4", "--set", "max_completion_length=16"))
+    assert code == 0, output
+    assert "warning: reward 'length' decides 100% of the ordering" in output
+    assert [r["health/dominance/length"] for r in metrics(out) if "health/dominance/length" in r][:3] == [1.0] * 3
+
+
+@pytest.mark.slow
+def test_the_default_runs_first_steps_raise_no_health_warning(tmp_path, cache_dir):
+    out = tmp_path / "demo"
+    code, output = invoke("--output-dir", out, "--max-steps", "5", "--compare", "0", "--probe", "20",
+                          "--probe-every", "5", "--stop-on", "any")
+    assert code == 0, output
+    assert "warning:" not in output
+    steps = [r for r in metrics(out) if "health/flat_groups" in r]
+    assert len(steps) == 5 and "health/probe/math" in steps[-1]
+    assert all(r["health/degenerate_paid"] in (0.0, None) for r in steps)
+
+
+def test_the_reward_plot_draws_the_health_signals_under_the_rewards():
+    from grpo_core.rundir.outputs import reward_figure
+
+    plain = [{"step": s, "reward": 0.5, "rewards/math/mean": 0.5} for s in (1, 2, 3)]
+    assert len(reward_figure(plain, ["math"]).axes) == 1
+    watched = [{**r, "health/flat_groups": 0.5, "health/length_corr": 0.1} for r in plain]
+    watched[1]["health/probe/math"] = 0.4
+    rewards, health = reward_figure(watched, ["math"]).axes
+    assert [line.get_label() for line in health.get_lines()] == ["groups that teach nothing", "length vs advantage",
+                                                                   "held-out probe: math"]

@@ -86,8 +86,9 @@ def reward_figure(records: list[dict], reward_names: list[str]):
         return None
     from matplotlib.ticker import MaxNLocator
 
-    figure = new_figure(figsize=(8, 4.5), dpi=100)
-    axis = figure.subplots()
+    health = [(label, key) for label, key in health_series(reward_names) if any(r.get(key) is not None for r in steps)]
+    figure = new_figure(figsize=(8, 6.5 if health else 4.5), dpi=100)
+    axis, below = figure.subplots(2, 1, sharex=True, height_ratios=(2, 1)) if health else (figure.subplots(), None)
     x = [r["step"] for r in steps]
     window = _window(len(steps))
     series = [(name, f"rewards/{name}/mean", {}) for name in reward_names]
@@ -99,13 +100,28 @@ def reward_figure(records: list[dict], reward_names: list[str]):
         axis.plot(x, smooth(values, window), color=raw.get_color(), linewidth=2.2,
                   linestyle=style.get("linestyle", "-"), label=f"{label} ({window}-step average)")
     axis.xaxis.set_major_locator(MaxNLocator(integer=True))
-    axis.set_xlabel("step")
+    (below or axis).set_xlabel("step")
     axis.set_ylabel("mean reward")
     axis.set_title("Rewards during training (faint: each step; bold: moving average)")
     axis.grid(alpha=0.3)
     axis.legend()
+    if below is not None:  # the reward-health signals (grpo_core.training.health) that warn when they cross a line
+        for label, key in health:
+            points = [(r["step"], r[key]) for r in steps if r.get(key) is not None]
+            below.plot([p[0] for p in points], [p[1] for p in points], marker=".", linewidth=1.2, label=label)
+        below.set_ylim(-1.05, 1.05)
+        below.set_ylabel("health")
+        below.grid(alpha=0.3)
+        below.legend(fontsize="small", ncol=2)
     figure.tight_layout()
     return figure
+
+
+def health_series(reward_names: list[str]) -> list[tuple[str, str]]:
+    """The health signals drawn under the rewards: label and metrics key."""
+    return [("groups that teach nothing", "health/flat_groups"), ("length vs advantage", "health/length_corr"),
+            ("paid and degenerate", "health/degenerate_paid"),
+            *[(f"held-out probe: {name}", f"health/probe/{name}") for name in reward_names[:1]]]
 
 
 def summarize(records: list[dict], reward_names: list[str], fraction: float = 0.2,
