@@ -104,15 +104,25 @@ def _is_blank(character: str) -> bool:
     return character.isspace() or character in _BLANK or 0xE000 <= ord(character) <= 0xF8FF
 
 
+def _copies_question(text: str, question: str) -> bool:
+    """The whole question copied back (once or repeated, the last copy perhaps cut short) with next to nothing
+    besides: a question restated and then answered is not a copy, nor an answer that quotes a line of it (a
+    multiple-choice option)."""
+    flat = " ".join(_TAG.sub(" ", text).split()).lower()
+    copied = " ".join(_TAG.sub(" ", question).split()).lower()
+    if len(copied) < 12 or copied not in flat:
+        return False
+    rest = " ".join(flat.replace(copied, " ").split())
+    return len(_WORD.findall(rest)) < 8 or rest in copied
+
+
 def degenerate_family(completion: str, question: str = "") -> str | None:
     """Which degenerate family a completion looks like (None: none of them), by its shape alone."""
     text = completion or ""
     if not any(not _is_blank(c) for c in text):
         return "empty"
-    copied = " ".join(question.split()).lower()
-    flat = " ".join(text.split()).lower()
-    if len(copied) >= 12 and copied in flat and len(_WORD.findall(_TAG.sub("", flat.replace(copied, "")))) < 8:
-        return "the question copied"  # and next to nothing besides: a question restated and then answered is not
+    if _copies_question(text, question):
+        return "the question copied"
     blanks = sum(_is_blank(c) for c in text)
     if len(text) >= 20 and blanks >= 0.5 * len(text):
         return "blank characters"
