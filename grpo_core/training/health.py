@@ -66,6 +66,8 @@ def watch(trainer, run, args):
                     settings.audit_every)
 
     def observe(table, prompts, completions, completion_ids):
+        if not trainer.accelerator.is_main_process:  # the main process logs the signals and decides on --stop-on
+            return table
         health.weights = [float(w) for w in trainer.reward_weights.tolist()]
         offset = trainer.accelerator.process_index * len(prompts)
         health.observe(observe_batch(table.detach().float().cpu().tolist(), health.weights, args.num_generations,
