@@ -108,14 +108,15 @@ def test_paid_completions_that_look_degenerate_are_audited():
     assert "100% of the completions paid above their group's mean" in message and "empty (4)" in message
 
 
-def test_the_audit_runs_every_n_steps():
+def test_a_batch_outside_the_audit_steps_is_not_audited():
     texts = ["<answer>11</answer>", "no", "<answer>11</answer>", "no"]
-    health = Health(["math"], [1.0], 4, audit_every=3)
+    health = Health(["math"], [1.0], 4)
     for step in (1, 2, 3):
-        health.observe(batch([[1.0], [0.0], [1.0], [0.0]], [1.0], texts))
+        health.observe(observe_batch([[1.0], [0.0], [1.0], [0.0]], [1.0], 4, [PROMPT] * 4, texts, audit=step != 2))
         logs = {"reward": 0.5}
         health.log(logs, step)
-        assert ("health/degenerate_paid" in logs) == (step in (1, 3))
+        assert ("health/degenerate_paid" in logs) == (step != 2)
+    assert observe_batch([[1.0]] * 4, [1.0], 4, [PROMPT] * 4, texts, audit=False).families is None
 
 
 def test_a_training_reward_that_rises_while_the_probe_stays_flat_is_flagged():

@@ -62,16 +62,16 @@ def watch(trainer, run, args):
     """The run's Health, fed every training batch TRL scores (after a control run replaced the scores: what the
     policy is pushed by), and its Probe when --probe asks for one (None otherwise)."""
     settings = run.settings
-    health = Health([r.__name__ for r in run.rewards], [float(r.weight) for r in run.rewards], args.num_generations,
-                    settings.audit_every)
+    health = Health([r.__name__ for r in run.rewards], [float(r.weight) for r in run.rewards], args.num_generations)
 
     def observe(table, prompts, completions, completion_ids):
         if not trainer.accelerator.is_main_process:  # the main process logs the signals and decides on --stop-on
             return table
         health.weights = [float(w) for w in trainer.reward_weights.tolist()]
         offset = trainer.accelerator.process_index * len(prompts)
+        audit = (trainer.state.global_step + 1) % settings.audit_every == 0  # the step this batch trains
         health.observe(observe_batch(table.detach().float().cpu().tolist(), health.weights, args.num_generations,
-                                     prompts, completions, offset))
+                                     prompts, completions, offset, audit))
         return table
 
     trl_contract.wrap_rewards(trainer, observe, "the health signals")
@@ -172,13 +172,14 @@ class Batch:
     lengths: list  # characters, this process's completions
     length_deviations: list  # each less the mean of its group's completions on this process
     advantages: list
-    families: list
+    families: list | None  # None: not audited (--audit-every)
 
 
 def observe_batch(table: list[list[float]], weights: list[float], group: int, prompts, completions,
-                  offset: int = 0) -> Batch:
+                  offset: int = 0, audit: bool = True) -> Batch:
     """A ``Batch`` from the (completions x rewards) ``table`` gathered over the processes, the reward ``weights``,
-    the group size and this process's ``prompts`` and ``completions`` (rows ``offset`` on of the table)."""
+    the group size and this process's ``prompts`` and ``completions`` (rows ``offset`` on of the table); with
+    ``audit``, each completion's degenerate family too."""
     rows = len(table)
     rewards = len(weights)
     deviations = [[0.0] * rows for _ in range(rewards)]
@@ -208,7 +209,8 @@ def observe_batch(table: list[list[float]], weights: list[float], group: int, pr
         length_deviations.append(lengths[i] - _mean([lengths[j] for j in members]))
     return Batch(deviations, flat, rows // group, list(lengths.values()), length_deviations,
                  [advantages[i] for i in local],
-                 [degenerate_family(texts[i - offset], question_text(prompts[i - offset])) for i in local])
+                 [degenerate_family(texts[i - offset], question_text(prompts[i - offset])) for i in local]
+                 if audit else None)
 
 
 def dominance(batches: list[Batch]) -> list[float] | None:
@@ -232,7 +234,6 @@ class Health:
     names: list
     weights: list
     group: int
-    audit_every: int = 1
     pending: list = field(default_factory=list)  # batches since the last log
     recent: deque = field(default_factory=lambda: deque(maxlen=WINDOW))  # the last logged steps' batches
     flat_history: list = field(default_factory=list)
@@ -266,7 +267,7 @@ class Health:
         logs["health/mean_length"] = _mean(lengths)
         logs["health/length_corr"] = _correlation([x for b in batches for x in b.length_deviations],
                                                   [a for b in batches for a in b.advantages])
-        if step % self.audit_every == 0 or not self.reward_history:
+        if any(b.families is not None for b in batches):
             logs["health/degenerate_paid"] = _paid_share(batches)[0]
         self.reward_history.append(logs.get("reward"))
         self.same_everywhere = self.same_everywhere + 1 if logs.get("reward_std") == 0 else 0
@@ -348,7 +349,8 @@ class Health:
 
 def _paid_share(batches) -> tuple[float | None, int, dict]:
     """Of the completions paid above their group's mean: the share that look degenerate, how many, by family."""
-    paid = [family for b in batches for family, advantage in zip(b.families, b.advantages) if advantage > 1e-9]
+    paid = [family for b in batches if b.families is not None
+            for family, advantage in zip(b.families, b.advantages) if advantage > 1e-9]
     families: dict = {}
     for family in paid:
         if family is not None:
