@@ -14,6 +14,7 @@ from grpo_core.errors import GrpoError, PluginError, UsageError
 from grpo_core.plugins import get_registry, listing
 from grpo_core.serving.command import serve
 from grpo_core.settings.declared import option, training_options
+from grpo_core.training import collector
 from grpo_core.training.runner import run_from_options, sample_models
 from grpo_core.training.sample import format_comparison
 
@@ -82,6 +83,7 @@ def cli():
 def train(**options):
     """Train with GRPO (the default command): the built-in default run, changed field by field by
     --profile, --config and the flags below."""
+    collector.skip_at_exit()
     run_from_options(argv=sys.argv[1:], **options)
 
 

@@ -17,7 +17,7 @@ from grpo_core.rundir import outputs
 from grpo_core.rundir.claim import follow_outputs, validate_outputs
 from grpo_core.rundir.record import describe
 from grpo_core.settings.layers import flag_layer, settings_from_options  # noqa: F401  (imported from here)
-from grpo_core.training import control, launch, stages, trainer
+from grpo_core.training import collector, control, launch, stages, trainer
 from grpo_core.training.aggregation import aggregation_lines
 from grpo_core.training.sample import (comparison_heading, format_comparison, has_held_out_split, held_out,
                                        held_out_rows, score_models)
@@ -30,6 +30,11 @@ STOPPED_BY_WARNING = 3  # the exit status of a run that --stop-on ended (130: Ct
 
 def run_from_options(dry_run=False, num_processes=None, argv=(), stage=None, **options) -> None:
     """Input checks first (names and values, the model, the dataset), then the output folder, preflight, trainer."""
+    with collector.loading():  # until the training loop starts (grpo_core.training.collector)
+        _run(dry_run, num_processes, argv, stage, options)
+
+
+def _run(dry_run, num_processes, argv, stage, options: dict) -> None:
     log = lambda message: click.echo(message, err=True)
     staged = stages.read_stages(options.get("config_file"), stage)
     if staged is not None:  # a config file with stages: each stage a run in its own folder

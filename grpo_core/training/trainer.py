@@ -21,7 +21,7 @@ from grpo_core.rundir.claim import Claim, claim_outputs, replace_outputs
 from grpo_core.rundir.folder import validate_is_folder, checkpoint_step, remove_checkpoints
 from grpo_core.rundir.names import FINAL_DIR, MERGED_DIR, METRICS_FILE, PLOT_FILE, RUN_CONFIG
 from grpo_core.rundir.record import name_base_model, write_run_config
-from grpo_core.training import control, health, launch, offline
+from grpo_core.training import collector, control, health, launch, offline
 from grpo_core.training.schedules import build_schedules, constant_weights, weights_callback
 
 DEFAULT_OUTPUT_DIR = "runs/grpo"
@@ -332,7 +332,8 @@ def _train(run: ResolvedRun, log, progress: bool, output_dir: Path, checkpoint, 
     trainer = build_trainer(run, progress=progress)
     resume = f"Resume with: grpo-run --config {output_dir / RUN_CONFIG} --resume"
     try:
-        trainer.train(resume_from_checkpoint=str(checkpoint) if checkpoint else None)
+        with collector.training():
+            trainer.train(resume_from_checkpoint=str(checkpoint) if checkpoint else None)
     except RewardError as error:  # e.g. a judge server gone: keep what the finished steps learnt
         raise RewardError(f"{error}; {save_after_failure(trainer, output_dir, resume)}") from None
     if not trainer.is_world_process_zero():
