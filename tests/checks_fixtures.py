@@ -6,9 +6,11 @@ Functions live at module level so the checks can run them in a worker process.
 from __future__ import annotations
 
 import math
+import os
 import random
 import re
 import time
+from pathlib import Path
 
 from grpo_core import Direction, Param, RewardChecks, RewardSpec
 
@@ -176,3 +178,15 @@ def length_in_characters(completion):
 
 LONG_TEXT_OVER_BOUND = RewardSpec("long-over-bound", "length, declared at most 100 000", length_in_characters,
                                   bounds=(0.0, 100_000.0))
+
+
+def fails_once(completion):
+    """Raises on its first call in a test (a marker file says it did), then scores 0.5."""
+    marker = Path(os.environ["GRPO_TEST_FAILS_ONCE"])
+    if not marker.exists():
+        marker.write_text("failed once")
+        raise RuntimeError("a server that answered once with an error")
+    return 0.5
+
+
+FAILS_ONCE = RewardSpec("fails-once", "raises on its first call only", fails_once)

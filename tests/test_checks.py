@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 from grpo_core import Reward, RewardError, hookimpl
 from grpo_core.checks import PropertyResult, format_report, preflight, run_checks
+from grpo_core.checks.subject import Item, RewardUnderTest
 from grpo_core.plugins import get_registry, registered
 from grpo_core.testing import HOSTILE_TEXTS, call_reward, check_reward
 
@@ -120,6 +121,23 @@ def test_batched_reward_returning_one_value_too_few_fails_output():
     report = check(fx.ONE_TOO_FEW)
     assert failed(report, fx.ONE_TOO_FEW) == ["output"]
     assert re.search(r"returned (\d+) values? for (\d+) completions?", report.result("one-too-few", "output").message)
+
+
+def test_an_item_error_the_direct_call_does_not_repeat_is_named_plainly(tmp_path, monkeypatch):
+    """One item of a batch failed in the Reward callable and succeeds when called again (a flaky server): the
+    report says so in a sentence that reads after 'it raised'."""
+    monkeypatch.setenv("GRPO_TEST_FAILS_ONCE", str(tmp_path / "failed"))
+    subject = RewardUnderTest(Reward(fx.FAILS_ONCE, fx.FAILS_ONCE.resolve()), vary_params=False)
+    items = [Item("a", {}), Item("b", {})]
+    outcome = subject.call(0, items)
+    assert outcome.errors == 1 and outcome.raised is None and outcome.scores[1] == 0.5
+    try:
+        [problem] = subject.diagnose(0, items, "plain", outcome)
+    finally:
+        subject.close()
+    assert (problem.kind, problem.index) == ("raised", None)
+    assert f"it raised {problem.detail}" == ("it raised an error inside the Reward callable, but not when called "
+                                             "again on the same input")
 
 
 def test_random_reward_fails_determinism():

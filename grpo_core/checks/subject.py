@@ -245,7 +245,7 @@ class RewardUnderTest:
                         break
         if not problems:
             problems.append(Problem("raised", None, outcome.raised or
-                                     "raised inside the Reward callable, but not when called again on the same input"))
+                                     "an error inside the Reward callable, but not when called again on the same input"))
         return problems
 
     def example(self, vi: int, items: list[Item], shape: str = "plain", scores=None, **extra) -> dict:
