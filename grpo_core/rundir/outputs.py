@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import statistics
 import sys
 from pathlib import Path
 
@@ -183,18 +184,17 @@ def _trend(records: list[dict], key: str) -> tuple[float | None, float | None, f
     points = [(r["step"], r[key]) for r in records if r.get(key) is not None and math.isfinite(r[key])]
     if len(points) < 2:
         return (points[0][1], points[0][1], None) if points else (None, None, None)
-    n = len(points)
-    mean_x = sum(x for x, _ in points) / n
-    mean_y = sum(y for _, y in points) / n
-    sxx = sum((x - mean_x) ** 2 for x, _ in points)
+    xs, ys = zip(*points)
+    mean_x = statistics.fmean(xs)
+    sxx = sum((x - mean_x) ** 2 for x in xs)
     if sxx == 0:
-        return mean_y, mean_y, None
-    slope = sum((x - mean_x) * (y - mean_y) for x, y in points) / sxx
-    lo, hi = points[0][0], points[-1][0]
-    start, end = mean_y + slope * (lo - mean_x), mean_y + slope * (hi - mean_x)
-    if n < 3:
+        return statistics.fmean(ys), statistics.fmean(ys), None
+    slope, intercept = statistics.linear_regression(xs, ys)
+    lo, hi = xs[0], xs[-1]
+    start, end = intercept + slope * lo, intercept + slope * hi
+    if len(points) < 3:
         return start, end, None
-    residual = sum((y - (mean_y + slope * (x - mean_x))) ** 2 for x, y in points) / (n - 2)
+    residual = sum((y - (intercept + slope * x)) ** 2 for x, y in points) / (len(points) - 2)
     return start, end, math.sqrt(residual / sxx) * (hi - lo)
 
 

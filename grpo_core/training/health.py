@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import re
+import statistics
 import zlib
 from collections import deque
 from dataclasses import dataclass, field
@@ -144,10 +145,10 @@ def _mean(values):
 def _correlation(xs, ys) -> float | None:
     if len(xs) < 3:
         return None
-    mx, my = _mean(xs), _mean(ys)
-    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
-    sxx, syy = sum((x - mx) ** 2 for x in xs), sum((y - my) ** 2 for y in ys)
-    return sxy / math.sqrt(sxx * syy) if sxx > 0 and syy > 0 else None
+    try:
+        return statistics.correlation(xs, ys)
+    except statistics.StatisticsError:  # one side constant
+        return None
 
 
 def _slope(values) -> float | None:
@@ -155,10 +156,7 @@ def _slope(values) -> float | None:
     points = [(i, v) for i, v in enumerate(values) if v is not None]
     if len(points) < 3:
         return None
-    mx = _mean([i for i, _ in points])
-    my = _mean([v for _, v in points])
-    sxx = sum((i - mx) ** 2 for i, _ in points)
-    return sum((i - mx) * (v - my) for i, v in points) / sxx
+    return statistics.linear_regression(*zip(*points)).slope
 
 
 @dataclass
