@@ -39,6 +39,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -87,7 +88,7 @@ __all__ = [
     "generic_attacks", "generic_degenerate", "hostile_texts", "json_texts", "json_values", "near_repeats",
     "number_sprays", "padded", "padding_to", "placeholders", "prompt_expressions", "prompt_numbers", "ranked_pairs",
     "repeated", "tag_fillers", "texts", "token_ids", "get_spec", "grpo_run", "registered", "reload_plugins",
-    "check_readme", "fresh_registry_fixture", "offline_hub",
+    "check_readme", "fresh_registry_fixture", "offline_hub", "free_port",
 ]
 
 
@@ -149,6 +150,14 @@ def check_reward(
     if not report.ok:
         raise AssertionError("reward property checks failed\n" + format_report(report, color=False))
     return report
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now, for a test to start a real server on (a reward server,
+    a judge, a Ray head). Another process may take it before the server binds it; tests start the server at once."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def offline_hub() -> None:

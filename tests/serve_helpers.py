@@ -5,18 +5,13 @@ from __future__ import annotations
 import http.client
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
 
+from grpo_core.testing import free_port  # noqa: F401  (imported from here by the serve tests)
+
 TOKEN = "test-secret-token"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def request(port: int, method: str, path: str, body=None, token: str | None = TOKEN, raw: bytes | None = None,

@@ -5,7 +5,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +13,7 @@ import pytest
 import yaml
 
 from grpo_core.plugins import get_registry
+from grpo_core.testing import free_port
 from grpo_core.rundir import record
 from grpo_core.settings.declared import BY_NAME, FILE_KEYS
 from grpo_core.training import launch, trainer
@@ -167,12 +167,6 @@ def test_a_resumed_run_on_rank_above_0_hands_on_the_checkpoint_it_shares(data_fi
                                     "--resume"))
     assert code == 0, output
     assert started[0][1] == out / "checkpoint-1"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @pytest.mark.slow

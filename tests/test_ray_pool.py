@@ -20,6 +20,7 @@ import pytest
 
 import ray_pool_fixtures as fx
 from grpo_core.rewards.pool import TIMEOUT, Failure, WorkerPool
+from grpo_core.testing import free_port
 
 if "ray" not in sys.modules:  # Ray reads its authentication mode once, when imported; the head gets the same
     os.environ.setdefault("RAY_AUTH_MODE", "token")
@@ -30,12 +31,6 @@ from grpo_core.rewards import ray_pool  # noqa: E402
 from grpo_core.rewards.ray_pool import RayPool, connect  # noqa: E402
 
 TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def wait_for_port(port: int, head: subprocess.Popen, seconds: float = 60) -> None:

@@ -2,6 +2,7 @@
 
 import pytest
 from grpo_core import RewardError, load_rewards
+from grpo_core.testing import free_port
 from grpo_reward_judge.client import STATS
 from grpo_reward_judge.rubrics import Rubric, get_rubric
 
@@ -69,8 +70,6 @@ def test_an_unreadable_verdict_is_counted_as_unscorable(judge_plugin, faults):
 
 
 def test_a_server_that_cannot_be_reached_stops_the_batch_naming_its_url(judge_plugin):
-    from grpo_reward_judge.server import free_port
-
     url = f"http://127.0.0.1:{free_port()}"
     [reward] = load_rewards(["judge"], {"judge": {"base_url": url, "model": "m", "retries": 0}})
     with pytest.raises(RewardError, match=url.replace(".", r"\.")):

@@ -9,8 +9,8 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from grpo_core.testing import grpo_run
-from grpo_reward_judge.server import embedded_server, free_port, start_server
+from grpo_core.testing import free_port, grpo_run
+from grpo_reward_judge.server import embedded_server, start_server
 
 pytestmark = pytest.mark.slow
 SENTINEL = "sk-judge-sentinel-7f3a9c"
