@@ -1,6 +1,7 @@
 """The reward-health signals: each made to fire on purpose from the batches that cause it, and quiet on batches
 like the default run's."""
 
+import json
 from types import SimpleNamespace
 
 import pytest
@@ -276,3 +277,52 @@ def test_the_reward_plot_draws_the_health_signals_under_the_rewards():
     rewards, health = reward_figure(watched, ["math"]).axes
     assert [line.get_label() for line in health.get_lines()] == ["groups that teach nothing", "length vs advantage",
                                                                    "held-out probe: math"]
+
+
+# --- a resumed run goes on from the checkpoint's signals ----------------------------------------
+
+
+def padding_steps(n):
+    texts = ["x" * k for k in (5, 10, 20, 40)]
+    return [[batch([[len(t) / 40] for t in texts], [1.0], texts)] for _ in range(n)]
+
+
+def test_a_checkpoint_keeps_the_signals_so_a_resumed_run_goes_on_from_them():
+    said = []
+    health, alarms = Health(["pad"], [1.0], 4), Alarms(said.append, stop_on=["length"])
+    callback = HealthCallback(health, alarms)
+    state = SimpleNamespace(is_world_process_zero=True, global_step=3, stateful_callbacks=None)
+    callback.on_train_begin(None, state, None)  # a fresh run: nothing to restore
+    for step, batches in enumerate(padding_steps(3), start=1):
+        for b in batches:
+            health.observe(b)
+        for key, message in health.log({"reward": 0.5, "reward_std": 0.3}, step):
+            alarms.fire(key, message)
+    assert alarms.warned == {"length"} and alarms.stopped_by == "length" and len(said) == 1
+    # transformers saves state() into trainer_state.json's stateful_callbacks and reads it back on --resume
+    saved = json.loads(json.dumps({"HealthCallback": callback.state()}))
+
+    resumed_said = []
+    resumed = HealthCallback(Health(["pad"], [1.0], 4), Alarms(resumed_said.append, stop_on=["length"]))
+    resumed.on_train_begin(None, SimpleNamespace(is_world_process_zero=True, global_step=3,
+                                                 stateful_callbacks=saved), None)
+    assert resumed.health.flat_history == health.flat_history and resumed.health.reward_history == [0.5] * 3
+    [[b]] = padding_steps(1)
+    resumed.health.observe(b)
+    logs = {"reward": 0.5, "reward_std": 0.3}
+    fired = resumed.health.log(logs, 4)
+    assert logs["health/flat_groups_trend"] == 0.0  # fitted over 4 logged steps, 3 of them before the resume
+    for key, message in fired:
+        resumed.alarms.fire(key, message)
+    assert resumed_said == [] and resumed.alarms.stopped_by is None  # said once in the run, and resumed past
+
+
+def test_a_resumed_run_with_a_probe_keeps_its_first_probe_as_the_starting_point():
+    probe = SimpleNamespace(every=5, scores=lambda: {"pad": 0.9})
+    health = Health(["pad"], [1.0], 4)
+    health.probe({}, 0, {"pad": 0.2})
+    saved = {"HealthCallback": {"args": {}, "attributes": {"health": health.state(), "warned": []}}}
+    resumed = HealthCallback(Health(["pad"], [1.0], 4), Alarms(lambda message: None), probe)
+    resumed.on_train_begin(None, SimpleNamespace(is_world_process_zero=True, global_step=10,
+                                                 stateful_callbacks=json.loads(json.dumps(saved))), None)
+    assert resumed.health.probes == [(0, {"pad": 0.2}, 0)]  # not probed again at the resumed step

@@ -107,6 +107,8 @@ def test_a_reward_failure_mid_run_saves_the_finished_steps_and_the_run_resumes(d
     assert "Traceback" not in stderr
     assert [p.name for p in out.glob("checkpoint-*")] == ["checkpoint-3"]
     assert (out / "checkpoint-3" / "trainer_state.json").exists() and not (out / "final").exists()
+    kept = json.loads((out / "checkpoint-3" / "trainer_state.json").read_text())["stateful_callbacks"]
+    assert len(kept["HealthCallback"]["attributes"]["health"]["flat_history"]) == 3  # the signals go on from here
 
     env["FLAKY_CALLS"] = str(tmp_path / "calls-after")  # the scorer is back
     resumed = grpo_run("--config", str(out / "run_config.yaml"), "--resume", "--no-preflight", env=env)
@@ -114,3 +116,6 @@ def test_a_reward_failure_mid_run_saves_the_finished_steps_and_the_run_resumes(d
     assert resumed.returncode == 0, stderr[-3000:]
     assert f"resuming from {out / 'checkpoint-3'}" in stderr
     assert logged_steps(out / "metrics.jsonl") == [1, 2, 3, 4, 5]
+    step_4 = next(json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()
+                  if json.loads(line).get("step") == 4 and "reward" in json.loads(line))
+    assert step_4["health/flat_groups_trend"] is not None  # fitted over steps 1-4, not over the resumed step alone

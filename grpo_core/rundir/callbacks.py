@@ -10,9 +10,10 @@ import sys
 from pathlib import Path
 
 from transformers import TrainerCallback
+from transformers.trainer_callback import ExportableState
 
 from grpo_core.rundir.names import COMPLETIONS_FILE, METRICS_FILE
-from grpo_core.training.trl_contract import last_batch
+from grpo_core.training.trl_contract import last_batch, stored_attributes
 
 
 def run_callbacks(trainer, output_dir: Path, max_steps: int, warn, loggers=(), progress: bool = False,
@@ -170,9 +171,11 @@ class MonitorCallback(TrainerCallback):
         self.alarms.fire(key, message)
 
 
-class HealthCallback(TrainerCallback):
+class HealthCallback(TrainerCallback, ExportableState):
     """Adds the reward-health signals (grpo_core.training.health) to each log and fires their warnings; with a
-    probe, scores the policy on held-out prompts before training and every ``probe.every`` steps."""
+    probe, scores the policy on held-out prompts before training and every ``probe.every`` steps. Each checkpoint
+    keeps the signals' histories and the warnings given, so a resumed run goes on from them: its trends and the
+    probe's starting point are the run's, and a warning given before is not given again (nor stops the run)."""
 
     def __init__(self, health, alarms: Alarms, probe=None) -> None:
         self.health = health
@@ -180,8 +183,15 @@ class HealthCallback(TrainerCallback):
         self.probe = probe  # scores(step) -> {reward: mean}, and .every
         self.pending: dict | None = None
 
+    def state(self) -> dict:
+        return {"args": {}, "attributes": {"health": self.health.state(), "warned": sorted(self.alarms.warned)}}
+
     def on_train_begin(self, args, state, control, **kwargs):
-        if self.probe is not None and state.is_world_process_zero:
+        stored = stored_attributes(state, type(self).__name__)
+        if stored:  # resuming
+            self.health.restore(stored.get("health", {}))
+            self.alarms.warned |= set(stored.get("warned", []))
+        if self.probe is not None and state.is_world_process_zero and not self.health.probes:
             self.health.probe({}, state.global_step, self.probe.scores())  # the starting point
 
     def on_step_end(self, args, state, control, **kwargs):

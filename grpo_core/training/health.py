@@ -244,6 +244,22 @@ class Health:
     def observe(self, batch: Batch) -> None:
         self.pending.append(batch)
 
+    def state(self) -> dict:
+        """What a checkpoint keeps, so a resumed run's signals go on from there: the per-step histories, the
+        counters and the warnings given (the last steps' batches are not kept: those windows fill again)."""
+        return {"flat_history": self.flat_history, "reward_history": self.reward_history,
+                "probes": [list(probe) for probe in self.probes], "dominant_steps": self.dominant_steps,
+                "same_everywhere": self.same_everywhere, "warned": sorted(self.warned)}
+
+    def restore(self, saved: dict) -> None:
+        """Go on from a checkpoint's ``state()``."""
+        self.flat_history = list(saved.get("flat_history", []))
+        self.reward_history = list(saved.get("reward_history", []))
+        self.probes = [tuple(probe) for probe in saved.get("probes", [])]
+        self.dominant_steps = int(saved.get("dominant_steps", 0))
+        self.same_everywhere = int(saved.get("same_everywhere", 0))
+        self.warned = set(saved.get("warned", []))
+
     def log(self, logs: dict, step: int) -> list[tuple[str, str]]:
         batches, self.pending = self.pending, []
         if not batches:

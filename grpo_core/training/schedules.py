@@ -280,10 +280,8 @@ def weights_callback(trainer, rewards, schedules: dict[str, Schedule]):
             return {"args": {}, "attributes": {"schedules": {n: s.state() for n, s in schedules.items()}}}
 
         def on_train_begin(self, args, state, control, **kwargs):
-            stored = (state.stateful_callbacks or {}).get(type(self).__name__)
-            if isinstance(stored, list):
-                stored = stored[0] if stored else None
-            for name, saved in ((stored or {}).get("attributes", {}).get("schedules") or {}).items():
+            stored = trl_contract.stored_attributes(state, type(self).__name__).get("schedules") or {}
+            for name, saved in stored.items():
                 if name in schedules:  # resuming: continue with the checkpoint's weights
                     schedules[name].restore(saved)
             self._apply(state)

@@ -89,3 +89,15 @@ def last_batch(trainer) -> tuple[list, list, dict[str, list]] | None:
     if not logs or not logs.get("completion"):
         return None
     return list(logs["prompt"]), list(logs["completion"]), {name: list(v) for name, v in logs["rewards"].items()}
+
+
+def stored_attributes(state, callback_name: str) -> dict:
+    """The attributes a callback's ``state()`` saved in the checkpoint a run resumes from, {} without one.
+
+    transformers keeps them in ``TrainerState.stateful_callbacks``, keyed by class name, as a dict or, for several
+    callbacks of one class, a list of them; the first is this run's.
+    """
+    stored = (state.stateful_callbacks or {}).get(callback_name)
+    if isinstance(stored, list):
+        stored = stored[0] if stored else None
+    return (stored or {}).get("attributes") or {}
