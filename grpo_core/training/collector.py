@@ -1,7 +1,7 @@
 """Python's cyclic garbage collector around a run: rarer while the libraries load, and blind to them while training.
 
-Importing torch, transformers and TRL creates about a million long-lived objects, and each of the collector's full
-passes walks all of them: on a tiny run that is over a second of a few-second process. While a run loads, the
+Importing torch, transformers and TRL creates about half a million long-lived objects, and each of the collector's
+full passes walks all of them: on a tiny run that is over a second of a few-second process. While a run loads, the
 collector runs only every ``LOADING_THRESHOLD`` allocations (memory stays bounded: garbage is still collected); while
 the training loop runs, what existed before it (libraries, model, dataset) is frozen out of its passes
 (``gc.freeze``) and given back to it afterwards (``gc.unfreeze``), so a finished run's trainer can be collected before
