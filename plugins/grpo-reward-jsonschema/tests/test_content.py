@@ -152,7 +152,7 @@ def test_hostile_schemas_finish_in_bounded_time_with_a_timeout_counted(name):
     from grpo_core import load_rewards
 
     (warm,) = load_rewards(["json-schema"], {"json-schema": {"expected_column": "", "timeout": 60.0}})
-    warm(prompts=[""] * 2, completions=["[1]"] * 2, schema=['{"type": "array"}'] * 2)  # workers import jsonschema
+    warm.score(prompts=[""] * 2, completions=["[1]"] * 2, schema=['{"type": "array"}'] * 2)  # workers import jsonschema
     (reward,) = load_rewards(["json-schema"], {"json-schema": {"expected_column": "", "timeout": 0.5}})
     logged = {}
     started = time.monotonic()
