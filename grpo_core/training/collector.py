@@ -16,6 +16,7 @@ import gc
 from contextlib import contextmanager
 
 LOADING_THRESHOLD = (50_000, 20, 100)  # gc.set_threshold's three generations while a run loads (default 700, 10, 10)
+_skipping_at_exit = False
 _replaced: list[tuple[int, ...]] = []  # the thresholds loading() replaced, until they are restored
 
 
@@ -50,5 +51,8 @@ def _restore() -> None:
 def skip_at_exit() -> None:
     """When the process ends (after every other exit handler registered later), the interpreter's shutdown leaves
     reference cycles to the operating system instead of collecting them; objects outside cycles are still
-    finalized. For a command whose outputs are all written and closed by then."""
-    atexit.register(gc.freeze)
+    finalized. For a command whose outputs are all written and closed by then. Registered once a process."""
+    global _skipping_at_exit
+    if not _skipping_at_exit:
+        atexit.register(gc.freeze)
+        _skipping_at_exit = True
