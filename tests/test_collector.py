@@ -109,12 +109,14 @@ def test_a_run_in_process_leaves_the_collector_as_it_found_it(data_file, tmp_pat
 
 
 def test_skip_at_exit_is_registered_once_however_often_it_is_called():
-    script = EXIT_SCRIPT.replace('    collector.skip_at_exit()', '    for _ in range(3):\n        collector.skip_at_exit()')
-    script += "import atexit\nprint('handlers', atexit._ncallbacks())\n"
-    result = subprocess.run([sys.executable, "-c", script, "skip"], capture_output=True, text=True, timeout=60)
-    assert result.returncode == 0, result.stderr
+    count = "import atexit\nprint('handlers', atexit._ncallbacks())\n"
+    loop = "    for _ in range(3):\n        collector.skip_at_exit()"
+    three_times = EXIT_SCRIPT.replace("    collector.skip_at_exit()", loop)
+    result = subprocess.run([sys.executable, "-c", three_times + count, "skip"], capture_output=True, text=True,
+                            timeout=60)
+    baseline = subprocess.run([sys.executable, "-c", EXIT_SCRIPT + count, "keep"], capture_output=True, text=True,
+                              timeout=60)
+    assert result.returncode == 0 and baseline.returncode == 0, result.stderr + baseline.stderr
     assert "collected at exit" not in result.stdout
-    baseline = subprocess.run([sys.executable, "-c", EXIT_SCRIPT + "import atexit\nprint('handlers', atexit._ncallbacks())\n",
-                               "keep"], capture_output=True, text=True, timeout=60)
     handlers = lambda out: int(out.split("handlers ")[1].split()[0])  # noqa: E731
     assert handlers(result.stdout) == handlers(baseline.stdout) + 1
