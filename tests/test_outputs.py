@@ -101,6 +101,26 @@ def test_warns_when_most_completions_are_truncated():
     assert len(warnings) == 1 and "max_completion_length (48 tokens)" in warnings[0] and "=96" in warnings[0]
 
 
+def test_a_resumed_run_goes_on_counting_unscored_steps_and_streaks_from_its_checkpoint():
+    args = SimpleNamespace(learning_rate=1e-5, max_completion_length=48)
+    unscored = {"reward": 0.0, "reward_std": 0.0, "rewards/math/mean": None}
+    monitor = callbacks.MonitorCallback(warn=lambda message: None)
+    for step in (1, 2):
+        monitor.on_log(args, SimpleNamespace(is_world_process_zero=True, global_step=step), None, logs=dict(unscored))
+    saved = json.loads(json.dumps({"MonitorCallback": monitor.state()}))  # as trainer_state.json keeps it
+
+    warnings = []
+    resumed = callbacks.MonitorCallback(warn=warnings.append)
+    resumed.on_train_begin(args, SimpleNamespace(stateful_callbacks=saved), None)
+    logs = dict(unscored)
+    resumed.on_log(args, SimpleNamespace(is_world_process_zero=True, global_step=3), None, logs=logs)
+    assert logs["unscored_steps"] == 3  # a count over the run: it does not fall back to 1 after a resume
+    assert any("reward_std has been 0 for 3 steps" in w for w in warnings)  # the streak went on across it
+    fresh = callbacks.MonitorCallback(warn=warnings.append)
+    fresh.on_train_begin(args, SimpleNamespace(stateful_callbacks={}), None)
+    assert (fresh.flat, fresh.clipped, fresh.unscored) == (0, 0, 0)
+
+
 def test_truncate_metrics_keeps_steps_up_to_the_checkpoint(tmp_path):
     path = tmp_path / "metrics.jsonl"
     path.write_text("".join(json.dumps({"step": s, "reward": 0.1}) + "\n" for s in (1, 2, 3, 4)))

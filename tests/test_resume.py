@@ -109,6 +109,7 @@ def test_a_reward_failure_mid_run_saves_the_finished_steps_and_the_run_resumes(d
     assert (out / "checkpoint-3" / "trainer_state.json").exists() and not (out / "final").exists()
     kept = json.loads((out / "checkpoint-3" / "trainer_state.json").read_text())["stateful_callbacks"]
     assert len(kept["HealthCallback"]["attributes"]["health"]["flat_history"]) == 3  # the signals go on from here
+    assert set(kept["MonitorCallback"]["attributes"]) == {"flat", "clipped", "unscored"}
 
     env["FLAKY_CALLS"] = str(tmp_path / "calls-after")  # the scorer is back
     resumed = grpo_run("--config", str(out / "run_config.yaml"), "--resume", "--no-preflight", env=env)

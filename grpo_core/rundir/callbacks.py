@@ -117,8 +117,9 @@ class Alarms:
             self.stopped_by = key
 
 
-class MonitorCallback(TrainerCallback):
-    """Plain-word warnings, with the fix, when a run stops learning or goes wrong."""
+class MonitorCallback(TrainerCallback, ExportableState):
+    """Plain-word warnings, with the fix, when a run stops learning or goes wrong. Each checkpoint keeps its
+    counters, so a resumed run's ``unscored_steps`` goes on counting from the run's and a streak goes on."""
 
     def __init__(self, warn=None, patience: int = 3, kl_limit: float = 10.0, clipped_limit: float = 0.5,
                  alarms: Alarms | None = None) -> None:
@@ -127,6 +128,13 @@ class MonitorCallback(TrainerCallback):
         self.kl_limit = kl_limit
         self.clipped_limit = clipped_limit
         self.flat = self.clipped = self.unscored = 0
+
+    def state(self) -> dict:
+        return {"args": {}, "attributes": {"flat": self.flat, "clipped": self.clipped, "unscored": self.unscored}}
+
+    def on_train_begin(self, args, state, control, **kwargs):
+        stored = stored_attributes(state, type(self).__name__)  # resuming: go on from the checkpoint's counts
+        self.flat, self.clipped, self.unscored = (int(stored.get(key, 0)) for key in ("flat", "clipped", "unscored"))
 
     def on_log(self, args, state, control, logs=None, **kwargs):
         if not state.is_world_process_zero or not logs or "reward_std" not in logs:
