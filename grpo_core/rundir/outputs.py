@@ -188,7 +188,8 @@ def _trend(records: list[dict], key: str) -> tuple[float | None, float | None, f
     mean_x = statistics.fmean(xs)
     sxx = sum((x - mean_x) ** 2 for x in xs)
     if sxx == 0:
-        return statistics.fmean(ys), statistics.fmean(ys), None
+        mean_y = statistics.fmean(ys)
+        return mean_y, mean_y, None
     slope, intercept = statistics.linear_regression(xs, ys)
     lo, hi = xs[0], xs[-1]
     start, end = intercept + slope * lo, intercept + slope * hi
