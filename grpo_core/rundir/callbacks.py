@@ -314,6 +314,9 @@ def interrupted(trainer) -> bool:
     return any(isinstance(c, InterruptCallback) and c.interrupted for c in trainer.callback_handler.callbacks)
 
 
+STOPPED_BY_WARNING = 3  # the exit status of a run that --stop-on ended (130: Ctrl-C; 2: a usage error)
+
+
 def stopped_by(trainer) -> str | None:
     """The warning named by --stop-on that ended ``trainer``'s run (after saving a checkpoint); None otherwise."""
     return next((c.alarms.stopped_by for c in trainer.callback_handler.callbacks if isinstance(c, StopCallback)),

@@ -25,7 +25,6 @@ from grpo_core.training.sample import (comparison_heading, format_comparison, ha
 # The quick checks before training must end within 3 s for all rewards together; the checks overshoot
 # the time they are given by a fraction of a second (benchmarks/bench_preflight.py measures the total).
 PREFLIGHT_BUDGET_S = 2.5
-STOPPED_BY_WARNING = 3  # the exit status of a run that --stop-on ended (130: Ctrl-C; 2: a usage error)
 
 
 def run_from_options(dry_run=False, num_processes=None, argv=(), stage=None, **options) -> None:
@@ -86,7 +85,7 @@ def _run(dry_run, num_processes, argv, stage, options: dict) -> None:
     finally:
         if lock is not None:
             lock.release()
-    from grpo_core.rundir.callbacks import interrupted, stopped_by
+    from grpo_core.rundir.callbacks import STOPPED_BY_WARNING, interrupted, stopped_by
 
     if interrupted(finished):
         raise SystemExit(130)  # scripts can tell an interrupted run from a finished one

@@ -220,7 +220,7 @@ def _prepare(staged: Staged, todo: list, root: Path, options: dict, preflight, l
 
 
 def _train_stage(staged: Staged, stage: Stage, root: Path, log, argv) -> None:
-    from grpo_core.rundir.callbacks import interrupted, stopped_by  # subclasses transformers' TrainerCallback: heavy
+    from grpo_core.rundir.callbacks import STOPPED_BY_WARNING, interrupted, stopped_by  # TrainerCallback: heavy
 
     log(f"stage '{stage.name}' ({staged.stages.index(stage) + 1} of {len(staged.stages)}): starts from "
         f"{stage.starts_from}; outputs in {root / stage.name}")
@@ -248,7 +248,7 @@ def _train_stage(staged: Staged, stage: Stage, root: Path, log, argv) -> None:
         why = "interrupted" if interrupted(trained) else f"stopped by --stop-on {stopped_by(trained)}"
         log(f"stage '{stage.name}' {why} at step {trained.state.global_step}; checkpoint saved in "
             f"{root / stage.name}. Resume with: grpo-run {shlex.join(command)}")
-        raise SystemExit(130 if interrupted(trained) else 3)
+        raise SystemExit(130 if interrupted(trained) else STOPPED_BY_WARNING)
 
 
 def control_options(staged: Staged, options: dict, root: Path, resume: bool) -> dict:
