@@ -28,7 +28,7 @@ def main() -> None:
 
     from grpo_core import Reward
     from grpo_core.checks import run_checks
-    from grpo_core.training.loading import load_dataset
+    from grpo_core.plugins.loading import load_dataset
 
     data = load_dataset("arithmetic", {"size": 20})
     rows = [dict(row) for row in data]  # as preflight reads them (grpo_core.checks.dataset_rows, not in older versions)

@@ -17,11 +17,12 @@ BUDGET_S = 3.0
 
 MEASURE = r"""
 import json, time
-from grpo_core.training import trainer
-from grpo_core.training.runner import PREFLIGHT_BUDGET_S, settings_from_options
+from grpo_core.training.resolve import resolve
+from grpo_core.settings.layers import settings_from_options
+from grpo_core.training.runner import PREFLIGHT_BUDGET_S
 from grpo_core.checks import preflight
 
-run = trainer.resolve(settings_from_options(), log=lambda m: None)
+run = resolve(settings_from_options(), log=lambda m: None)
 rows = [dict(row) for row in run.dataset.select(range(min(len(run.dataset), 32)))]
 start = time.perf_counter()
 for reward in run.rewards:  # the anchor: every row scored once with its gold completion's shape

@@ -53,7 +53,7 @@ def main() -> None:
 
     import bench_ray_pool as me  # by module name, so worker processes can import the functions
     from grpo_core.rewards.ray_pool import RayPool
-    from grpo_core.rewards.timeout import WorkerPool
+    from grpo_core.rewards.pool import WorkerPool
 
     ray.init(address="local", num_cpus=options.workers, include_dashboard=False, logging_level="ERROR",
              log_to_driver=False)

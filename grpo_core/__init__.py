@@ -6,13 +6,14 @@ kit. Plugins, examples and scripts import only these two; every other module is 
 
 from grpo_core.errors import GrpoError, PluginError, RewardError, UsageError
 from grpo_core.plugins.hookspecs import hookimpl
-from grpo_core.training.loading import load_dataset, resolve_model
+from grpo_core.plugins.loading import load_dataset, load_rewards, resolve_model
 from grpo_core.answers.numbers import Number, NumberMatch, find_numbers, same_number
 from grpo_core.answers.numbers import parse_plain_number as parse_number
 from grpo_core.settings.params import Param
-from grpo_core.rewards.reward import ConcurrentReward, Direction, Reward, Unscored, completion_text, load_rewards
-from grpo_core.rewards.declared import Measure, RewardChecks
-from grpo_core.specs import DatasetSpec, ModelSpec, ProfileSpec, RewardSpec, dataset_param, deprecated_name
+from grpo_core.rewards.reward import ConcurrentReward, Reward, completion_text
+from grpo_core.rewards.declared import Direction, Measure, RewardChecks
+from grpo_core.rewards.unscored import Unscored
+from grpo_core.specs import DatasetSpec, ModelSpec, ProfileSpec, RewardSpec, dataset_param
 from grpo_core.answers.tags import answer_tag
 from grpo_core.rewards.backend import configure_scoring
 from grpo_core.rewards.timeout import run_with_timeouts, warm_workers
@@ -22,7 +23,6 @@ __all__ = [
     "DatasetSpec",
     "Direction",
     "GrpoError",
-    "HardwareProfile",
     "Measure",
     "ModelSpec",
     "Number",
@@ -50,9 +50,3 @@ __all__ = [
     "same_number",
     "warm_workers",
 ]
-
-
-
-def __getattr__(name: str):
-    """Former public names (``HardwareProfile``, now ``ProfileSpec``), kept for one release with a warning."""
-    return deprecated_name(name, __name__)

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import importlib
 import math
-import warnings
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from grpo_core.errors import PluginError, UsageError
-from grpo_core.rewards.declared import FLAT_KEYWORDS, RewardChecks, accept_flat_keywords, flat_attribute
+from grpo_core.rewards.declared import RewardChecks
 from grpo_core.settings.params import Param, resolve_params
 
 
@@ -180,12 +179,6 @@ def _with_timeout(params: tuple[Param, ...], seconds: Any, reward: str) -> tuple
     return params  # the plugin's own parameter, as declared: its default overrides ``timeout=`` (as it always did)
 
 
-# The former flat check keywords (RewardSpec(gold=...), spec.gold) keep working for one release, with a warning.
-RewardSpec.__init__ = accept_flat_keywords(RewardSpec.__init__)
-for _old in FLAT_KEYWORDS:
-    setattr(RewardSpec, _old, flat_attribute(_old))
-
-
 @dataclass(frozen=True)
 class DatasetSpec:
     """A dataset by name.
@@ -282,20 +275,3 @@ class ProfileSpec:
     launcher: dict | None = None
     pick: Callable[[], tuple[str, str]] | None = None
     distribution: str = field(default="", compare=False)
-
-
-DEPRECATED_NAMES = {"HardwareProfile": ("ProfileSpec", ProfileSpec)}
-
-
-def deprecated_name(name: str, module: str) -> Any:
-    """The object a former public name stands for, with a DeprecationWarning naming its new name."""
-    if name not in DEPRECATED_NAMES:
-        raise AttributeError(f"module '{module}' has no attribute '{name}'")
-    new, value = DEPRECATED_NAMES[name]
-    warnings.warn(f"{name} is deprecated: use {new} (the same class); the old name goes in the next release",
-                  DeprecationWarning, stacklevel=3)
-    return value
-
-
-def __getattr__(name: str) -> Any:
-    return deprecated_name(name, __name__)

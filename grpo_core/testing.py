@@ -80,7 +80,8 @@ from grpo_core.checks.degenerate import (  # the kit for RewardChecks(degenerate
     tag_fillers,
 )
 from grpo_core.plugins import get_registry, get_spec, registered, reload_plugins  # plugins registered for one test
-from grpo_core.rewards.reward import Reward, RewardSpec, completion_text
+from grpo_core.rewards.reward import Reward, completion_text
+from grpo_core.specs import RewardSpec
 
 __all__ = [
     "FILLER_SENTENCE", "FRAGMENTS", "HANGUL_FILLERS", "HOSTILE_TEXTS", "ZERO_WIDTH_SPACE", "as_chat", "blank_texts",

@@ -175,7 +175,7 @@ def _score(value) -> str:
 def rewards_markdown() -> str:
     """docs/rewards.md: every reward of this repository's plugins, from its registered spec."""
     from grpo_core.plugins import get_registry
-    from grpo_core.rewards.reward import load_rewards
+    from grpo_core.plugins.loading import load_rewards
     from grpo_core.testing import call_reward
 
     registry = get_registry()

@@ -23,3 +23,14 @@ def invoke(*args):
     assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
     assert "Traceback" not in result.output
     return result.exit_code, result.output
+
+
+def train_run(run, **options):
+    """``train`` in the folder ``claim_folder`` claims for ``run``, released after: what grpo-run does for one run."""
+    from grpo_core.training.train import claim_folder, train
+
+    claim = claim_folder(run, options.get("log", print))
+    try:
+        return train(run, claim, **options)
+    finally:
+        claim.release()

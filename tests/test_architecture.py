@@ -15,15 +15,14 @@ PACKAGE = Path(grpo_core.__file__).parent
 DOC = ROOT / "docs" / "architecture.md"
 
 # Core modules a function imports instead of the module's top, each with why (module -> imported -> reason).
-_CALLBACKS = "its callbacks subclass transformers' TrainerCallback; grpo-run --help and typos must not load transformers"
+_HEAVY = ("it imports transformers' TrainerCallback and TRL; grpo-run --help and a typo's one-line error must not "
+          "load them")
 LAZY_CORE_IMPORTS: dict[tuple[str, str], str] = {
     ("grpo_core.pytest_plugin", "grpo_core.testing"): "pytest loads the plugin in every session of every project; "
     "the kit (hypothesis, the CLI) loads only when a test uses the fixture",
-    ("grpo_core.training.loading", "grpo_core.training.trainer"): "import grpo_core (every plugin does) stays free "
-    "of the training path and click; a script that loads a dataset pays for it",
-    ("grpo_core.training.runner", "grpo_core.rundir.callbacks"): _CALLBACKS,
-    ("grpo_core.training.stages", "grpo_core.rundir.callbacks"): _CALLBACKS,
-    ("grpo_core.training.trainer", "grpo_core.rundir.callbacks"): _CALLBACKS,
+    ("grpo_core.training.train", "grpo_core.training.build"): _HEAVY,
+    ("grpo_core.training.train", "grpo_core.training.callbacks"): _HEAVY,
+    ("grpo_core.training.runner", "grpo_core.training.build"): _HEAVY,
     ("grpo_core.serving.command", "grpo_core.serving.app"): "FastAPI and uvicorn are an optional extra (serve): "
     "grpo-run --help must not need them, and only the serve command, when it runs, imports them",
 }

@@ -29,7 +29,7 @@ def arithmetic_rows(n: int = 20) -> list[dict]:
     if "arithmetic" not in get_registry().items["datasets"]:
         pytest.skip("dataset 'arithmetic' is not installed")
     from grpo_core.checks import dataset_rows
-    from grpo_core.training.loading import load_dataset
+    from grpo_core.plugins.loading import load_dataset
 
     return dataset_rows(load_dataset("arithmetic", {"size": n}))
 

@@ -14,7 +14,7 @@ import grpo_core
 from grpo_core.rundir import record
 from grpo_core.rundir.folder import run_differences
 from grpo_core.settings.layers import flag_layer, settings_from_options
-from grpo_core.training import trainer
+from grpo_core.training.resolve import resolve
 
 from cli_helpers import folder_hash, invoke
 
@@ -72,7 +72,7 @@ def test_a_config_file_selects_a_path_reward_with_its_weight(tmp_path, monkeypat
     config = write(tmp_path, "run.yaml", "rewards: [./my.py:score=2, math]\nreward_args: {my:score: {bonus: 1}}\n")
     monkeypatch.chdir(tmp_path)
     settings = settings_from_options(config_file=str(config), dataset="arithmetic", model="tiny-random")
-    run = trainer.resolve(settings, log=lambda m: None, load_dataset=False)
+    run = resolve(settings, log=lambda m: None, load_dataset=False)
     assert [(r.__name__, r.weight) for r in run.rewards] == [("my:score", 2.0), ("math", 1.0)]
     assert run.rewards[0].params["bonus"] == 1.0
 
@@ -82,7 +82,7 @@ def test_run_config_records_the_absolute_path_and_reloads_from_another_folder(tm
     monkeypatch.chdir(tmp_path / "work")
     settings = settings_from_options(rewards=("./my.py:score=2",), reward_args=("my:score.bonus=1",),
                                      dataset="arithmetic", model="tiny-random", output_dir=str(tmp_path / "out"))
-    run = trainer.resolve(settings, log=lambda m: None, load_dataset=False)
+    run = resolve(settings, log=lambda m: None, load_dataset=False)
     saved = record.run_config(run)
     assert saved["rewards"] == [f"{tmp_path / 'work' / 'my.py'}:score=2"]
     config = tmp_path / "run_config.yaml"
@@ -90,7 +90,7 @@ def test_run_config_records_the_absolute_path_and_reloads_from_another_folder(tm
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
-    again = trainer.resolve(settings_from_options(config_file=str(config)), log=lambda m: None, load_dataset=False)
+    again = resolve(settings_from_options(config_file=str(config)), log=lambda m: None, load_dataset=False)
     assert [r.__name__ for r in again.rewards] == ["my:score"] and again.rewards[0].params["bonus"] == 1.0
     assert run_differences(saved, record.run_config(again)) == []
 
@@ -192,7 +192,7 @@ def test_a_dataset_from_a_file_gives_rows_and_takes_its_parameters(tmp_path, mon
     data = grpo_core.load_dataset("./data.py:rows", {"size": "5"})
     assert len(data) == 5 and data[4] == {"prompt": "What is 4 + 1?", "answer": "5"}
     settings = settings_from_options(rewards=("math",), dataset="./data.py:rows", model="tiny-random")
-    run = trainer.resolve(settings, log=lambda m: None)
+    run = resolve(settings, log=lambda m: None)
     assert len(run.dataset) == 3 and record.run_config(run)["dataset"] == f"{tmp_path / 'data.py'}:rows"
 
 

@@ -7,10 +7,11 @@ import struct
 import pytest
 
 from grpo_core.rundir import claim, folder
-from grpo_core.rundir.callbacks import MetricsCallback, MonitorCallback, run_callbacks
+from grpo_core.training.callbacks import MetricsCallback, MonitorCallback, run_callbacks
 from grpo_core.rundir.record import write_run_config
-from grpo_core.training import launch, trainer
-from grpo_core.training.runner import settings_from_options
+from grpo_core.settings.layers import settings_from_options
+from grpo_core.training import launch, train
+from grpo_core.training.resolve import resolve
 
 
 def safetensors_bytes() -> bytes:
@@ -26,7 +27,7 @@ def resumed(data_file, tmp_path):
     settings = settings_from_options(rewards=("length",), dataset="local", dataset_args=(f"path={data_file}",),
                                      model="tiny-random", output_dir=str(out), max_steps=4, resume=True,
                                      overrides=("num_generations=2", "per_device_train_batch_size=2"))
-    run = trainer.resolve(settings, log=lambda m: None, load_dataset=False)
+    run = resolve(settings, log=lambda m: None, load_dataset=False)
     write_run_config(run, out / "run_config.yaml")
     (out / "metrics.jsonl").write_text("".join(json.dumps({"step": s, "reward": 0.5}) + "\n" for s in (1, 2, 3)))
     for step in (1, 2):
@@ -41,7 +42,7 @@ def resumed(data_file, tmp_path):
 def trained(monkeypatch):
     """What the trainer was handed: ``_train`` replaced so that nothing loads."""
     handed = []
-    monkeypatch.setattr(trainer, "_train", lambda run, log, progress, out, checkpoint, summary: handed.append(checkpoint))
+    monkeypatch.setattr(train, "_train", lambda run, log, progress, out, checkpoint, summary: handed.append(checkpoint))
     return handed
 
 
@@ -51,7 +52,7 @@ def test_a_resumed_run_finds_its_checkpoint_once_and_hands_it_to_the_trainer(res
     monkeypatch.setattr(claim, "validate_resumable", lambda *a, **k: checked.append(a) or check(*a, **k))
     held = claim.claim_outputs(resumed)
     try:
-        trainer.train(resumed, log=lambda m: None, claim=held)
+        train.train(resumed, held, log=lambda m: None)
     finally:
         held.release()
     out = resumed.grpo["output_dir"]
@@ -65,7 +66,7 @@ def test_a_launched_process_resumes_the_checkpoint_the_launching_process_checked
     monkeypatch.setenv(launch.LAUNCHED_ENV, "1")
     monkeypatch.setenv(launch.CHECKPOINT_ENV, f"{out}/checkpoint-1")  # not the last: handed on, not found again
     monkeypatch.setattr(claim, "validate_resumable", lambda *a, **k: pytest.fail("a launched process checks again"))
-    trainer.train(resumed, log=lambda m: None)
+    train.train(resumed, train.claim_folder(resumed), log=lambda m: None)
     assert [str(c) for c in trained] == [f"{out}/checkpoint-1"]
 
 

@@ -10,7 +10,10 @@ import weakref
 import pytest
 
 from grpo_core.settings.declared import RunSettings
-from grpo_core.training import collector, trainer
+from grpo_core.training import collector
+from grpo_core.training.resolve import resolve
+
+from cli_helpers import train_run
 
 
 class Cycle:
@@ -101,8 +104,8 @@ def test_a_run_in_process_leaves_the_collector_as_it_found_it(data_file, tmp_pat
               "output_dir": str(tmp_path / "out"), "save_strategy": "no"},
     )
     with collector.loading():
-        run = trainer.resolve(settings, log=lambda message: None)
-        trained = trainer.train(run, log=lambda message: None)
+        run = resolve(settings, log=lambda message: None)
+        trained = train_run(run, log=lambda message: None).trainer
     assert trained.state.global_step == 1
     assert gc.get_freeze_count() == 0
     assert gc.get_threshold() == thresholds

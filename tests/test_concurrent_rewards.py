@@ -157,7 +157,9 @@ class Timed:
 @pytest.mark.slow
 def test_a_training_step_scores_its_rewards_at_the_same_time_and_logs_the_same_metrics(tmp_path, cache_dir):
     from grpo_core.settings.declared import RunSettings
-    from grpo_core.training import trainer
+    from grpo_core.training.resolve import resolve
+
+    from cli_helpers import train_run
 
     path = tmp_path / "calls.jsonl"
     data = tmp_path / "data.jsonl"
@@ -169,8 +171,8 @@ def test_a_training_step_scores_its_rewards_at_the_same_time_and_logs_the_same_m
             grpo={"max_steps": 1, "num_generations": 2, "per_device_train_batch_size": 8, "max_completion_length": 4,
                   "output_dir": str(tmp_path / "out"), "save_strategy": "no", "logging_steps": 1},
         )
-        run = trainer.resolve(settings, log=lambda message: None)
-        trainer.train(run, log=lambda message: None, progress=False)
+        run = resolve(settings, log=lambda message: None)
+        train_run(run, log=lambda message: None, progress=False)
     calls = [json.loads(line) for line in path.read_text().splitlines()]
     spans = {name: (min(c["start"] for c in calls if c["name"] == name), max(c["end"] for c in calls if c["name"] == name))
              for name in ("first", "second", "third")}

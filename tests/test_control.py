@@ -8,14 +8,14 @@ import pytest
 import torch
 import yaml
 
-from grpo_core.training import control
+from grpo_core.training import control, trl_contract
 
 from cli_helpers import folder_hash, invoke
 from test_faults import earlier, refused, run_args  # noqa: F401  (earlier: a fixture)
 
 
 class FakeTrainer:
-    """What ``trl_contract.wrap_rewards`` touches: ``_calculate_rewards`` and ``model.training``."""
+    """What ``trl_contract.change_rewards`` touches: ``_calculate_rewards`` and ``model.training``."""
 
     def __init__(self, table):
         self.table = table
@@ -38,8 +38,8 @@ def table(rows=64):
 def test_shuffled_permutes_whole_rows_the_same_way_in_every_process():
     original = table()
     first, second = FakeTrainer(original), FakeTrainer(original)
-    control.replace_rewards(first, "shuffled", seed=7)
-    control.replace_rewards(second, "shuffled", seed=7)
+    trl_contract.change_rewards(first, [control.table_change("shuffled", seed=7)])
+    trl_contract.change_rewards(second, [control.table_change("shuffled", seed=7)])
     for _ in range(3):  # one draw per batch, the same sequence in each process
         a, b = scored(first), scored(second)
         assert torch.equal(a.nan_to_num(-1), b.nan_to_num(-1))
@@ -47,7 +47,7 @@ def test_shuffled_permutes_whole_rows_the_same_way_in_every_process():
         assert sorted(tuple(row) for row in a.nan_to_num(-1).tolist()) == rows  # each completion's row, moved whole
         assert not torch.equal(a.nan_to_num(-1), original.nan_to_num(-1))
     other = FakeTrainer(original)
-    control.replace_rewards(other, "shuffled", seed=8)
+    trl_contract.change_rewards(other, [control.table_change("shuffled", seed=8)])
     assert not torch.equal(scored(other).nan_to_num(-1), scored(FakeTrainer(original)).nan_to_num(-1))
 
 
@@ -56,7 +56,7 @@ def test_random_draws_each_reward_with_its_mean_and_spread_and_keeps_unscored_it
     original[:, 1] *= 10
     original[5, 0] = float("nan")
     trainer = FakeTrainer(original)
-    control.replace_rewards(trainer, "random", seed=0)
+    trl_contract.change_rewards(trainer, [control.table_change("random", seed=0)])
     drawn = scored(trainer)
     assert torch.isnan(drawn[5, 0]) and torch.isnan(drawn).sum() == 1
     for column, (mean, spread) in enumerate([(0.5, 0.5), (5.0, 5.0)]):
@@ -66,10 +66,26 @@ def test_random_draws_each_reward_with_its_mean_and_spread_and_keeps_unscored_it
         assert len(set(values.tolist())) > 3000  # drawn, not the 0/1 scores moved about
 
 
+def test_the_health_signals_see_the_scores_a_control_run_trains_on():
+    from types import SimpleNamespace
+
+    from grpo_core.training.build import reward_table_changes
+
+    seen = []
+    run = SimpleNamespace(settings=SimpleNamespace(control="shuffled", control_of="/runs/x"), rewards=[], schedules={})
+    changes = reward_table_changes(run, SimpleNamespace(seed=3), lambda values, *batch: seen.append(values) or values)
+    original = table()
+    trainer = FakeTrainer(original)
+    trl_contract.change_rewards(trainer, changes)
+    trained_on = scored(trainer)
+    assert torch.equal(seen[0].nan_to_num(-1), trained_on.nan_to_num(-1))  # the control's scores, not the rewards'
+    assert not torch.equal(trained_on.nan_to_num(-1), original.nan_to_num(-1))
+
+
 def test_evaluation_batches_keep_their_scores():
     original = table()
     trainer = FakeTrainer(original)
-    control.replace_rewards(trainer, "shuffled", seed=0)
+    trl_contract.change_rewards(trainer, [control.table_change("shuffled", seed=0)])
     trainer.model.training = False
     assert torch.equal(scored(trainer).nan_to_num(-1), original.nan_to_num(-1))
 

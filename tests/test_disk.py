@@ -8,8 +8,9 @@ import pytest
 
 from grpo_core.rundir import folder
 from grpo_core.errors import UsageError
-from grpo_core.rundir.record import name_base_model
-from grpo_core.training.runner import settings_from_options
+from grpo_core.rundir.record import base_model_words
+from grpo_core.training.callbacks import ModelCardCallback
+from grpo_core.settings.layers import settings_from_options
 
 
 def test_the_default_run_keeps_one_checkpoint_and_removes_it_when_finished(data_file):
@@ -33,14 +34,12 @@ def test_removing_a_finished_runs_checkpoints_keeps_the_rest_and_says_so(tmp_pat
 
 
 def test_the_model_card_names_the_base_model_trl_cannot(tmp_path):
-    def create_model_card(model_name=None):  # what TRL writes for a model loaded from a local folder
-        (tmp_path / "README.md").write_text("---\ntags:\n- generated_from_trainer\n---\nThis model is a fine-tuned "
-                                            "version of [None](https://huggingface.co/None).\n"
-                                            'generator = pipeline("text-generation", model="None")\n')
-
-    trainer = SimpleNamespace(args=SimpleNamespace(output_dir=str(tmp_path)), create_model_card=create_model_card)
-    name_base_model(trainer, "smollm2-135m")
-    trainer.create_model_card(model_name="x")
+    # what TRL writes with each checkpoint for a model loaded from a local folder
+    (tmp_path / "README.md").write_text("---\ntags:\n- generated_from_trainer\n---\nThis model is a fine-tuned "
+                                        "version of [None](https://huggingface.co/None).\n"
+                                        'generator = pipeline("text-generation", model="None")\n')
+    args, state = SimpleNamespace(output_dir=str(tmp_path)), SimpleNamespace(is_world_process_zero=True)
+    ModelCardCallback(base_model_words("smollm2-135m")).on_save(args, state, None)
     card = (tmp_path / "README.md").read_text()
     assert "None" not in card
     assert "fine-tuned version of `smollm2-135m` (a grpo-run model alias: SmolLM2-135M-Instruct" in card

@@ -93,8 +93,8 @@ def test_every_config_key_is_in_the_generated_settings_table_the_user_guide_link
 
 def test_config_examples_in_the_docs_resolve(tmp_path, monkeypatch):
     """Every YAML block in docs/ is a config file grpo-run accepts (names, fields, types)."""
-    from grpo_core.training import trainer
-    from grpo_core.training.runner import settings_from_options
+    from grpo_core.training.resolve import resolve
+    from grpo_core.settings.layers import settings_from_options
     from grpo_core.training.stages import read_stages
 
     monkeypatch.chdir(ROOT)
@@ -108,7 +108,7 @@ def test_config_examples_in_the_docs_resolve(tmp_path, monkeypatch):
         read_stages(str(config))  # a stage list, when there is one, is well formed
         if settings.model is not None:
             settings.model = "tiny-random"
-        run = trainer.resolve(settings, log=lambda message: None)
+        run = resolve(settings, log=lambda message: None)
         assert run.rewards, f"{name}: the config selects no reward"
 
 

@@ -44,7 +44,7 @@ def test_the_example_configs_are_there():
 def test_cpu_demo_is_the_default_run_written_out():
     from importlib import resources
 
-    from grpo_core.training.runner import settings_from_options
+    from grpo_core.settings.layers import settings_from_options
 
     with resources.as_file(resources.files("grpo_core.settings") / "default_run.yaml") as default:
         expected = settings_from_options(config_file=str(default))
@@ -56,16 +56,16 @@ def test_cpu_demo_is_the_default_run_written_out():
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda p: p.stem)
 def test_config_resolves(config, gsm8k_file):
     """Every key is a grpo-core key or a real GRPOConfig field, the rewards, dataset and profile exist."""
-    from grpo_core.training import trainer
+    from grpo_core.training.resolve import resolve
     from grpo_core.plugins import get_registry
-    from grpo_core.training.runner import settings_from_options
+    from grpo_core.settings.layers import settings_from_options
 
     settings = settings_from_options(config_file=str(config))
     assert settings.profile in get_registry().items["profiles"]
     settings.model = "tiny-random"
     if settings.dataset == "gsm8k":
         settings.dataset_args["path"] = str(gsm8k_file)
-    run = trainer.resolve(settings, log=lambda message: None)
+    run = resolve(settings, log=lambda message: None)
     assert [r.__name__ for r in run.rewards] == settings.rewards
     profile = get_registry().profile(settings.profile)
     assert run.profile.name == settings.profile or profile.pick is not None
@@ -78,7 +78,7 @@ def test_config_resolves(config, gsm8k_file):
 def test_config_dry_run(config, gsm8k_file):
     """`grpo-run --config FILE --dry-run` with the model swapped for the tiny one, as a user would."""
     from grpo_core.cli import cli
-    from grpo_core.training.runner import settings_from_options
+    from grpo_core.settings.layers import settings_from_options
 
     args = ["--config", str(config), "--model", "tiny-random", "--dry-run", "--no-preflight"]
     if settings_from_options(config_file=str(config)).dataset == "gsm8k":

@@ -16,12 +16,13 @@ from grpo_core.rundir import record
 from grpo_core import RewardSpec, hookimpl
 from grpo_core.rundir import claim
 from grpo_core.rundir import folder as rundir
-from grpo_core.training import trainer as training
+from grpo_core.training.resolve import resolve
 from grpo_core.cli import cli
 from grpo_core.plugins import registered
 
-from cli_helpers import folder_hash, invoke
-from grpo_core.training.runner import settings_from_options
+from grpo_core.settings.layers import settings_from_options
+
+from cli_helpers import folder_hash, invoke, train_run
 
 
 def error_line(output: str) -> str:
@@ -49,7 +50,7 @@ def earlier(data_file, tmp_path):
     settings = settings_from_options(rewards=("length",), dataset="local", dataset_args=(f"path={data_file}",),
                                      model="tiny-random", output_dir=str(out), max_steps=4,
                                      overrides=("num_generations=2", "per_device_train_batch_size=2"))
-    run = training.resolve(settings, log=lambda m: None, load_dataset=False)
+    run = resolve(settings, log=lambda m: None, load_dataset=False)
     record.write_run_config(run, out / "run_config.yaml")
     (out / "metrics.jsonl").write_text("".join(json.dumps({"step": s, "reward": 0.5}) + "\n" for s in (1, 2)))
     (out / "completions.jsonl").write_text(json.dumps({"step": 2, "completion": "hi"}) + "\n")
@@ -378,7 +379,7 @@ def test_run_config_holds_absolute_paths(data_file, tmp_path, monkeypatch):
     monkeypatch.chdir(data_file.parent)
     settings = settings_from_options(rewards=("length",), dataset="local", dataset_args=(f"path={data_file.name}",),
                                      model="tiny-random", output_dir="out")
-    run = training.resolve(settings, log=lambda m: None, load_dataset=False)
+    run = resolve(settings, log=lambda m: None, load_dataset=False)
     record.write_run_config(run, tmp_path / "run_config.yaml")
     saved = yaml.safe_load((tmp_path / "run_config.yaml").read_text())
     assert saved["dataset_args"]["path"] == str(data_file)
@@ -386,7 +387,7 @@ def test_run_config_holds_absolute_paths(data_file, tmp_path, monkeypatch):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
-    again = training.resolve(settings_from_options(config_file=str(tmp_path / "run_config.yaml")), log=lambda m: None)
+    again = resolve(settings_from_options(config_file=str(tmp_path / "run_config.yaml")), log=lambda m: None)
     assert len(again.dataset) == 8 and again.grpo == run.grpo
 
 
@@ -407,8 +408,8 @@ def test_steps_where_nothing_scores_train_on_warn_once_and_are_counted(data_file
                                      overrides=("num_generations=2", "per_device_train_batch_size=2",
                                                 "max_completion_length=4"))
     with registered(Unscorable()):
-        run = training.resolve(settings, log=lambda m: None)
-        trainer = training.train(run, log=lambda m: None)
+        run = resolve(settings, log=lambda m: None)
+        trainer = train_run(run, log=lambda m: None).trainer
     assert trainer.state.global_step == 2
     err = capsys.readouterr().err
     warnings = [line for line in err.splitlines() if "could be scored" in line]

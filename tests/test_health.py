@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from grpo_core.rundir.callbacks import Alarms, HealthCallback, StopCallback
+from grpo_core.training.callbacks import Alarms, HealthCallback, StopCallback
 from grpo_core.testing import blank_texts, copied_prompt, generic_degenerate, number_sprays, padding_to
 from grpo_core.training.health import Health, degenerate_family, dominance, observe_batch
 

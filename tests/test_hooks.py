@@ -94,7 +94,7 @@ def test_hook_register_datasets(plugin):
 
 
 def test_hook_register_profiles(plugin):
-    from grpo_core.training.trainer import pick_profile
+    from grpo_core.training.resolve import pick_profile
 
     assert "tiny-cpu" in listed("profiles")
     profile, reason = pick_profile("tiny-cpu")
@@ -102,7 +102,7 @@ def test_hook_register_profiles(plugin):
 
 
 def test_hook_register_models(plugin):
-    from grpo_core.training.trainer import validate_model_name, model_path as resolve_model
+    from grpo_core.plugins.loading import validate_model_name, model_path as resolve_model
 
     assert listed("models")["alias-of-tiny"]["offline"] is False
     validate_model_name("alias-of-tiny")

@@ -1,4 +1,5 @@
-"""The shape of the core and of every shipped plugin: modules import each other without a cycle, none past 400 lines."""
+"""The shape of the core and of every shipped plugin: the core's imports run one way, down its layers; modules import
+each other without a cycle; none is past 400 lines."""
 
 from __future__ import annotations
 
@@ -16,6 +17,24 @@ OVERSIZED: dict[str, str] = {}
 
 
 ROOT = PACKAGE.parent
+
+# The core's layers, bottom first. A module imports from its own package and from the layers below its own, never from
+# a layer above or from another package of its layer, at the top of the file or inside a function alike.
+# docs/architecture.md draws the same order.
+LAYERS: list[tuple[str, ...]] = [
+    ("errors", "answers", "cache", "offline"),  # what every layer may use: errors, answers read, folders, the hub
+    ("settings",),  # user input to a run: settings, plugin parameters, the spellings of names and schedules
+    ("rewards",),  # calling a reward: Reward, what it declares, time limits, the worker pool, remote scoring
+    ("specs",),  # what plugins register
+    ("plugins",),  # the plugin manager, the registry, names (and paths) to rewards, datasets and models
+    ("rundir",),  # the output folder: names, claims, records, metrics read back
+    ("builtin", "serving"),  # grpo-core's own plugin; grpo-run serve
+    ("checks",),  # the property checks and grpo-run check
+    ("training",),  # from settings to a trained model
+    ("cli",),  # the grpo-run command
+    ("testing", "__main__"),  # the author kit; python -m grpo_core
+    ("pytest_plugin", "grpo_core"),  # the grpo_check fixture; the public facade (grpo_core/__init__.py)
+]
 # Every shipped plugin package and the example plugin: the same rules hold inside each of them.
 PLUGIN_PACKAGES = sorted(path.parent for path in [*ROOT.glob("plugins/*/*/__init__.py"),
                                                   *ROOT.glob("examples/grpo-reward-repetition/*/__init__.py")]
@@ -106,6 +125,53 @@ def _path(graph: dict[str, set[str]], group: set[str], start: str) -> list[str]:
                     following.append(other)
         frontier = following
     return [start]
+
+
+def layer_of(module: str) -> str:
+    """The unit a module's layer is given by: its package under grpo_core, or the top-level module's own name."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def layer_violations(graph: dict[str, set[str]]) -> list[str]:
+    """Every import that runs up the layers, or across to another package of the same layer."""
+    level = {unit: index for index, units in enumerate(LAYERS) for unit in units}
+    found = []
+    for module, imported in sorted(graph.items()):
+        here = layer_of(module)
+        for other in sorted(imported):
+            there = layer_of(other)
+            if there != here and level[there] >= level[here]:
+                found.append(f"{module} imports {other} ({there} is {'above' if level[there] > level[here] else 'beside'}"
+                             f" {here})")
+    return found
+
+
+def test_every_module_of_the_core_has_a_layer():
+    units = {layer_of(name) for name in module_files()}
+    placed = {unit for units in LAYERS for unit in units}
+    assert units <= placed, f"give these a layer in LAYERS (and docs/architecture.md): {sorted(units - placed)}"
+    assert placed <= units, f"LAYERS names what no longer exists: {sorted(placed - units)}"
+
+
+def test_no_module_of_the_core_imports_from_a_layer_above_its_own():
+    found = layer_violations(import_graph())
+    assert not found, "imports against the layer order (move the code to the layer that owns it):\n" + "\n".join(found)
+
+
+def test_the_layer_rule_fails_on_an_upward_import_at_the_top_and_inside_a_function(tmp_path):
+    package = tmp_path / "grpo_core"
+    for folder in ("settings", "rewards", "training", "plugins"):
+        (package / folder).mkdir(parents=True)
+        (package / folder / "__init__.py").write_text("")
+    (package / "__init__.py").write_text("")
+    (package / "training" / "train.py").write_text("from grpo_core.settings import names\n")  # down: allowed
+    (package / "settings" / "names.py").write_text("def parse():\n    from grpo_core.training import train\n")
+    (package / "rewards" / "reward.py").write_text("from grpo_core.plugins import registry\n")
+    (package / "plugins" / "registry.py").write_text("")
+    assert layer_violations(import_graph(package)) == [
+        "grpo_core.rewards.reward imports grpo_core.plugins.registry (plugins is above rewards)",
+        "grpo_core.settings.names imports grpo_core.training.train (training is above settings)"]
 
 
 def test_the_cycle_finder_finds_a_cycle_and_a_function_level_import():

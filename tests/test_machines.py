@@ -16,8 +16,9 @@ from grpo_core.plugins import get_registry
 from grpo_core.testing import free_port
 from grpo_core.rundir import record
 from grpo_core.settings.declared import BY_NAME, FILE_KEYS
-from grpo_core.training import launch, trainer
-from grpo_core.training.runner import settings_from_options
+from grpo_core.training import launch, runner
+from grpo_core.training.resolve import resolve
+from grpo_core.settings.layers import settings_from_options
 
 from cli_helpers import folder_hash, invoke
 from test_launch import accelerate_view, config_file
@@ -34,7 +35,7 @@ def run_args(data_file, out, *extra):
 def resolved(data_file, tmp_path, **options):
     settings = settings_from_options(rewards=("length",), dataset="local", dataset_args=(f"path={data_file}",),
                                      model="tiny-random", profile="cpu", output_dir=str(tmp_path / "out"), **options)
-    return trainer.resolve(settings, log=lambda m: None, load_dataset=False, num_processes=options.get("num_processes"))
+    return resolve(settings, log=lambda m: None, load_dataset=False, num_processes=options.get("num_processes"))
 
 
 def test_the_machine_settings_are_config_keys_that_a_run_does_not_record(data_file, tmp_path):
@@ -126,7 +127,7 @@ def test_machines_that_do_not_fit_together_are_refused_before_anything_loads(dat
 def launched_from(monkeypatch):
     """Run the launcher up to ``accelerate launch``, recording what it would start instead of starting it."""
     started = []
-    monkeypatch.setattr(trainer, "validate_model_available", lambda name: True)
+    monkeypatch.setattr(runner, "validate_model_available", lambda name: True)
     monkeypatch.setattr(launch, "run_launched", lambda command, checkpoint=None: started.append((command, checkpoint)) or 0)
     return started
 

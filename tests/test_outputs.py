@@ -7,7 +7,7 @@ import numpy
 import pytest
 
 from grpo_core.rundir import record
-from grpo_core.rundir import callbacks
+from grpo_core.training import callbacks
 from grpo_core.rundir import outputs
 
 
@@ -194,17 +194,17 @@ def test_plot_of_a_single_reward_shows_that_reward_on_integer_steps():
 
 
 def test_run_config_reproduces_the_resolved_run(data_file, tmp_path, cache_dir):
-    from grpo_core.training import trainer
-    from grpo_core.training.runner import settings_from_options
+    from grpo_core.training.resolve import resolve
+    from grpo_core.settings.layers import settings_from_options
 
     settings = settings_from_options(
         rewards=("length=0.5",), reward_args=("length.target=30",), dataset="local",
         dataset_args=(f"path={data_file}",), model="tiny-random", max_steps=5, output_dir=str(tmp_path / "out"),
         overrides=("learning_rate=3e-5",),
     )
-    run = trainer.resolve(settings, log=lambda m: None)
+    run = resolve(settings, log=lambda m: None)
     record.write_run_config(run, tmp_path / "run_config.yaml")
-    again = trainer.resolve(settings_from_options(config_file=str(tmp_path / "run_config.yaml")), log=lambda m: None)
+    again = resolve(settings_from_options(config_file=str(tmp_path / "run_config.yaml")), log=lambda m: None)
     assert again.grpo == run.grpo
     assert [(r.__name__, r.weight, r.params) for r in again.rewards] == [(r.__name__, r.weight, r.params) for r in run.rewards]
     assert again.dataset_params == run.dataset_params and again.model == run.model

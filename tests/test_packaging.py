@@ -155,7 +155,7 @@ def test_installed_grpo_run_checks_every_reward(venv):
 
 def test_installed_package_data(venv, tmp_path):
     root, _ = venv
-    code = ("from importlib import resources; from grpo_core.training.runner import settings_from_options; "
+    code = ("from importlib import resources; from grpo_core.settings.layers import settings_from_options; "
             "path = resources.files('grpo_core.settings') / 'default_run.yaml'; "
             "print(settings_from_options(config_file=str(path)).rewards)")
     assert "math" in _run([str(root / "bin" / "python"), "-c", code], env=_env(), cwd=root).stdout

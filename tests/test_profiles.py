@@ -10,7 +10,7 @@ from grpo_core.cli import cli
 from grpo_core.settings.declared import parse_grpo_fields as check_grpo_fields
 from grpo_core.plugins import registered
 from grpo_core.builtin.profiles import GIB, GPU_TIERS, builtin_profiles, describe_profile, gpu_tier
-from grpo_core.training.trainer import pick_profile
+from grpo_core.training.resolve import pick_profile
 
 PROFILES = builtin_profiles()
 
@@ -186,12 +186,9 @@ def test_show_profile_command(monkeypatch):
     assert result.exit_code == 2 and "unknown profile 'gpu-99gb'" in result.output
 
 
-def test_old_profile_command_still_shows_one_with_a_deprecation_line():
+def test_profiles_show_is_the_one_spelling():
     result = CliRunner().invoke(cli, ["profile", "cpu"])
-    assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout)["name"] == "cpu"
-    deprecation = [line for line in result.stderr.splitlines() if "deprecated" in line]
-    assert len(deprecation) == 1 and "profiles show cpu" in deprecation[0]
+    assert result.exit_code == 2 and "unexpected extra arguments (profile cpu)" in result.output
 
 
 class ClusterPlugin:

@@ -62,7 +62,7 @@ def test_imports_only_the_public_api(path):
 @pytest.mark.parametrize("module, name", PUBLIC_NAMES, ids=lambda value: str(value))
 def test_public_name_exists_and_has_a_docstring(module, name):
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)  # a deprecated name (HardwareProfile) still has its docs
+        warnings.simplefilter("error", DeprecationWarning)  # no public name is a deprecated one
         value = getattr(grpo_core if module == "grpo_core" else grpo_core.testing, name)
     if inspect.isfunction(value) or inspect.isclass(value) or callable(value):
         own = value.__dict__.get("__doc__") if inspect.isclass(value) else inspect.getdoc(value)
@@ -156,12 +156,9 @@ class _NeedsGold:
                                       bounds=(0.0, 1.0), columns=("gold",)))
 
 
-def test_hardware_profile_is_a_deprecated_name_for_profile_spec():
-    with pytest.warns(DeprecationWarning, match="HardwareProfile is deprecated: use ProfileSpec"):
-        from grpo_core import HardwareProfile
-    assert HardwareProfile is grpo_core.ProfileSpec
-    with pytest.warns(DeprecationWarning, match="use ProfileSpec"):
-        assert grpo_core.specs.HardwareProfile is grpo_core.ProfileSpec
+def test_an_unknown_public_name_is_an_attribute_error():
+    with pytest.raises(ImportError):
+        from grpo_core import HardwareProfile  # noqa: F401
     with pytest.raises(AttributeError, match="no attribute 'HardwarProfile'"):
         grpo_core.HardwarProfile  # noqa: B018
 
@@ -230,15 +227,12 @@ def test_the_builtin_datasets_take_the_shared_parameters_from_dataset_param():
     assert (local["split"].default, local["size"].default, local["size"].minimum) == ("train", None, 1)
 
 
-def test_load_dataset_takes_params_and_its_former_name_args_with_a_warning():
+def test_load_dataset_takes_params():
     import warnings
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert len(grpo_core.load_dataset("arithmetic", {"size": 3})) == 3
         assert len(grpo_core.load_dataset("arithmetic", params={"size": 4})) == 4
-    with pytest.warns(DeprecationWarning, match="load_dataset\\(args=...\\) is deprecated"):
-        assert len(grpo_core.load_dataset("arithmetic", args={"size": 5})) == 5
-    with pytest.raises(grpo_core.UsageError, match="both params= and its deprecated name args="), \
-            pytest.warns(DeprecationWarning):
-        grpo_core.load_dataset("arithmetic", params={"size": 3}, args={"size": 3})
+    with pytest.raises(TypeError, match="args"):
+        grpo_core.load_dataset("arithmetic", args={"size": 5})

@@ -40,17 +40,10 @@ def test_check_declarations_live_in_one_object_that_training_does_not_need():
     assert pickle.loads(pickle.dumps(spec)).checks.gold_example is _gold
 
 
-@pytest.mark.filterwarnings("ignore:RewardSpec:DeprecationWarning")  # pytest.warns checks them; the suite errs on them
-def test_flat_keywords_still_work_with_a_warning_naming_the_new_spelling():
-    with pytest.warns(DeprecationWarning, match=r"RewardSpec\(rows=\.\.\.\) is deprecated.*RewardChecks\(column_strategy="):
-        old = RewardSpec("old", "always 1", one, rows=_pairs, gold=_gold, degenerate_share=0.7)
-    assert old.checks == RewardChecks(column_strategy=_pairs, gold_example=_gold, degenerate_share=0.7)
-    with pytest.warns(DeprecationWarning, match=r"spec\.checks\.gold_example"):
-        assert old.gold is _gold
-    # a flat keyword beside checks= overrides that one field
-    with pytest.warns(DeprecationWarning):
-        mixed = RewardSpec("mixed", "always 1", one, checks=RewardChecks(gold_example=_gold), degenerate_share=1.0)
-    assert mixed.checks.gold_example is _gold and mixed.checks.degenerate_share == 1.0
+def test_the_flat_check_keywords_are_gone_and_checks_is_the_one_spelling():
+    with pytest.raises(TypeError, match="rows"):
+        RewardSpec("old", "always 1", one, rows=_pairs)
+    assert not hasattr(RewardSpec("plain", "always 1", one), "gold")
 
 
 def test_the_new_spelling_warns_nothing_and_the_checks_read_it():

@@ -6,7 +6,9 @@ import pytest
 
 import reward_fixtures as fx
 from grpo_core import Param, RewardSpec, hookimpl
-from grpo_core.training import trainer
+from grpo_core.training.resolve import resolve
+
+from cli_helpers import train_run
 from grpo_core.settings.declared import RunSettings
 from grpo_core.plugins import get_registry, registered
 
@@ -31,8 +33,8 @@ def _train(tmp_path, rewards, answers, reward_args=None):
         grpo={"max_steps": 2, "num_generations": 2, "per_device_train_batch_size": 8, "max_completion_length": 8,
               "output_dir": str(tmp_path / "out"), "save_strategy": "no", "logging_steps": 1},
     )
-    run = trainer.resolve(settings, log=lambda message: None)
-    trained = trainer.train(run, log=lambda message: None, progress=False)
+    run = resolve(settings, log=lambda message: None)
+    trained = train_run(run, log=lambda message: None, progress=False).trainer
     records = [json.loads(line) for line in (tmp_path / "out" / "metrics.jsonl").read_text().splitlines()]
     return trained, [r for r in records if "reward" in r]
 

@@ -5,7 +5,7 @@ import warnings
 import pytest
 
 from grpo_core.plugins import get_registry
-from grpo_core.training.runner import settings_from_options
+from grpo_core.settings.layers import settings_from_options
 from grpo_core.training.sample import comparison_heading, format_comparison, held_out_rows, question_text
 
 
@@ -65,7 +65,7 @@ def test_held_out_generation_shares_the_prompts_head_and_gives_the_plain_generat
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from grpo_core.training.loading import resolve_model
+    from grpo_core.plugins.loading import resolve_model
     from grpo_core.training.sample import common_prefix_length, generate_ids, generate_shared_prefix
 
     path = resolve_model("tiny-random")

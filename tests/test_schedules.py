@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grpo_core.errors import UsageError
-from grpo_core.training.schedules import parse_cli_schedule, parse_cli_schedules, parse_schedule
+from grpo_core.settings.syntax import parse_cli_schedule, parse_cli_schedules
+from grpo_core.training.schedules import parse_schedule
 
 weights = st.floats(min_value=0.0, max_value=10.0, allow_nan=False)
 totals = st.integers(min_value=1, max_value=500)

@@ -1,5 +1,5 @@
 """The run settings come from one declaration: the options of train, sample and check, the config keys, RunSettings
-and the docs table; plugin parameters are ``params`` (``load_rewards(args=)`` is its deprecated name)."""
+and the docs table; plugin parameters are ``params``."""
 
 import dataclasses
 
@@ -63,9 +63,6 @@ def test_load_rewards_takes_params(plugin, recwarn):
     assert not [w for w in recwarn if issubclass(w.category, DeprecationWarning)]
 
 
-def test_load_rewards_args_still_works_with_a_deprecation_warning(plugin):
-    with pytest.warns(DeprecationWarning, match=r"load_rewards\(args=...\) is deprecated; pass params="):
-        (reward,) = load_rewards(["level"], args={"level": {"level": "4"}})
-    assert reward.params == {"level": 4}
-    with pytest.warns(DeprecationWarning), pytest.raises(UsageError, match="both params= and"):
-        load_rewards(["level"], params={"level": {"level": "1"}}, args={"level": {"level": "2"}})
+def test_load_rewards_takes_params_only(plugin):
+    with pytest.raises(TypeError, match="args"):
+        load_rewards(["level"], args={"level": {"level": "4"}})

@@ -152,15 +152,15 @@ def test_reward_weight_option_on_a_one_stage_run(data_file, tmp_path, cache_dir)
 def test_run_config_keeps_the_schedules_so_resume_continues_with_them(data_file, tmp_path, cache_dir):
     """A one-stage run's run_config.yaml (what its resume command reads) holds its schedules, fully resolved."""
     from grpo_core.rundir import record
-    from grpo_core.training import trainer
-    from grpo_core.training.runner import settings_from_options
+    from grpo_core.training.resolve import resolve
+    from grpo_core.settings.layers import settings_from_options
 
     settings = settings_from_options(rewards=("length", "math"), dataset="local", dataset_args=(f"path={data_file}",),
                                      model="tiny-random", output_dir=str(tmp_path / "o"),
                                      reward_schedules=("math=adaptive:window=8", "length=steps:0=1,5=0.25"))
-    run = trainer.resolve(settings, log=lambda m: None, load_dataset=False)
+    run = resolve(settings, log=lambda m: None, load_dataset=False)
     record.write_run_config(run, tmp_path / "run_config.yaml")
-    again = trainer.resolve(settings_from_options(config_file=str(tmp_path / "run_config.yaml")),
+    again = resolve(settings_from_options(config_file=str(tmp_path / "run_config.yaml")),
                              log=lambda m: None, load_dataset=False)
     assert {n: s.describe() for n, s in again.schedules.items()} == {n: s.describe() for n, s in run.schedules.items()}
     assert again.schedules["length"].weight(4, 10) == 1.0 and again.schedules["length"].weight(5, 10) == 0.25

@@ -7,7 +7,9 @@ import pytest
 from grpo_core import Param, RewardSpec, hookimpl
 from grpo_core.settings.declared import RunSettings
 from grpo_core.plugins import registered
-from grpo_core.training import trainer
+from grpo_core.training.resolve import resolve
+
+from cli_helpers import train_run
 
 import reward_fixtures as fx
 
@@ -33,9 +35,9 @@ def test_two_steps_with_two_weighted_rewards(data_file, tmp_path, cache_dir):
               "max_completion_length": 8, "output_dir": str(tmp_path / "out"), "save_steps": 2},
     )
     with registered(Plugin()):
-        run = trainer.resolve(settings, log=lambda message: None)
+        run = resolve(settings, log=lambda message: None)
         assert run.grpo["reward_weights"] == [0.5, 2.0]
-        trained = trainer.train(run, log=lambda message: None)
+        trained = train_run(run, log=lambda message: None).trainer
     history = [entry for entry in trained.state.log_history if "rewards/length/mean" in entry]
     assert len(history) == 2
     for entry in history:
@@ -71,9 +73,9 @@ def test_merge_lora_writes_a_plain_model(data_file, tmp_path, cache_dir):
               "output_dir": str(tmp_path / "out")},
     )
     with registered(LoraProfile()):
-        run = trainer.resolve(settings, log=lambda message: None)
+        run = resolve(settings, log=lambda message: None)
         messages = []
-        trainer.train(run, log=messages.append, progress=False)
+        train_run(run, log=messages.append, progress=False)
     assert any("merged model saved to" in m for m in messages)
     assert (tmp_path / "out" / "final" / "adapter_config.json").exists()  # final/ holds the adapters
     merged = AutoModelForCausalLM.from_pretrained(tmp_path / "out" / "merged")

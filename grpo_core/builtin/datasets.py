@@ -246,37 +246,3 @@ def _text(value) -> str:
 def _first_line(error: Exception) -> str:
     text = str(error).strip() or type(error).__name__
     return text.splitlines()[0]
-
-
-def validate_columns(dataset, rewards, dataset_name: str) -> None:
-    """Raise a UsageError when a selected reward reads a column the dataset lacks, or that is empty in some rows.
-
-    A csv row with fewer fields than the header, or a json row without the key, reads as None there.
-    """
-    have = set(dataset.column_names)
-    _validate_present(dataset, rewards, dataset_name, have)
-    for reward in rewards:
-        for column, source in reward.columns.items():
-            if column in reward.optional:  # read when present, and an empty cell means "none for this row"
-                continue
-            values = dataset[source] if len(dataset) <= 100_000 else dataset.select(range(100_000))[source]
-            missing = [i for i, value in enumerate(values) if value is None]
-            if missing:
-                shown = ", ".join(str(i + 1) for i in missing[:5]) + (" ..." if len(missing) > 5 else "")
-                raise UsageError(
-                    f"dataset '{dataset_name}' has no value in column '{source}', which reward '{reward.__name__}' "
-                    f"reads, in {len(missing)} of {len(values)} rows (row {shown}); fill those rows or remove them"
-                )
-
-
-def _validate_present(dataset, rewards, dataset_name: str, have: set) -> None:
-    for reward in rewards:
-        for column, source in reward.columns.items():
-            if source not in have and column not in reward.optional:
-                raise UsageError(
-                    f"reward '{reward.__name__}' needs the column '{source}', but dataset '{dataset_name}' has "
-                    f"{', '.join(sorted(have))}; pick a dataset with that column, expose one under that name with "
-                    f"--dataset-arg {'answer=COLUMN' if source == 'answer' else f'columns={source}=COLUMN'}, "
-                    f"or remap the reward with "
-                    f"--reward-arg {reward.__name__}.{column}_column=COLUMN"
-                )

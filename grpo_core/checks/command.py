@@ -11,17 +11,15 @@ import sys
 
 import click
 
-from grpo_core.builtin.datasets import validate_columns
 from grpo_core.checks.executor import abandoned_calls
 from grpo_core.checks.report import format_report
 from grpo_core.checks.results import FAIL, SKIP, PropertyResult
 from grpo_core.checks.run import DEFAULT_MAX_EXAMPLES, dataset_rows, run_checks
 from grpo_core.errors import PluginError, UsageError
 from grpo_core.plugins import get_registry
-from grpo_core.rewards.reward import load_rewards
+from grpo_core.plugins.loading import load_dataset, load_rewards, validate_columns
 from grpo_core.settings.declared import option
 from grpo_core.settings.layers import parse_key_values, parse_reward_options
-from grpo_core.training.loading import load_dataset
 
 
 class _BadInput(click.ClickException):

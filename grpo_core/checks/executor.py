@@ -7,7 +7,8 @@ import pickle
 import threading
 from typing import Any, Callable
 
-from grpo_core.rewards.reward import RewardChecks, RewardSpec
+from grpo_core.rewards.declared import RewardChecks
+from grpo_core.specs import RewardSpec
 from grpo_core.rewards.pool import TIMEOUT, Failure, WorkerPool
 
 

@@ -14,7 +14,8 @@ from grpo_core.checks.results import FAIL, PASS, PropertyResult
 from grpo_core.checks.search import describe, search, violation
 from grpo_core.checks.subject import Item, RewardUnderTest
 from grpo_core.checks.texts import HOSTILE_TEXTS, hostile_texts
-from grpo_core.rewards.reward import Direction, completion_text
+from grpo_core.rewards.declared import Direction
+from grpo_core.rewards.reward import completion_text
 
 
 def same_score(a, b) -> bool:

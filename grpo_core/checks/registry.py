@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
-from grpo_core.rewards.reward import RewardSpec
+from grpo_core.specs import RewardSpec
 
 STAGES = ("first", "budget", "last")
 

@@ -13,7 +13,9 @@ from grpo_core.checks.executor import Executor, Hung
 from grpo_core.checks.results import PropertyResult
 from grpo_core.checks.texts import as_chat, token_ids
 from grpo_core.errors import RewardError
-from grpo_core.rewards.reward import Reward, RewardSpec, Unscored, call_arguments, run_coroutine
+from grpo_core.rewards.reward import Reward, call_arguments, run_coroutine
+from grpo_core.rewards.unscored import Unscored
+from grpo_core.specs import RewardSpec
 from grpo_core.rewards.backend import get_pool
 from grpo_core.rewards.pool import TIMEOUT, Failure
 

@@ -33,9 +33,10 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from grpo_core.errors import UsageError
-from grpo_core.rewards.remote import PREFIX as REMOTE_PREFIX, remote_spec
+from grpo_core.plugins.served import remote_spec
 from grpo_core.rewards.declared import RewardChecks
 from grpo_core.settings.params import Param, did_you_mean
+from grpo_core.settings.syntax import REMOTE_PREFIX, is_path_name, short_name
 from grpo_core.specs import DatasetSpec, LazyCallable, RewardSpec, validate_timeout
 
 EXTRAS = ("prompt", "prompts", "completion_ids")  # what Reward passes by name, never a dataset column
@@ -54,10 +55,6 @@ class PathDatasetSpec(DatasetSpec):
     """A dataset loaded from a path; ``source`` is the absolute spelling that selects it again from any folder."""
 
     source: str = ""
-
-
-def is_path_name(name: str) -> bool:
-    return ":" in name and not name.startswith(REMOTE_PREFIX)
 
 
 def resolve_reward_name(name: str, registry) -> RewardSpec:
@@ -117,22 +114,6 @@ def _locate(kind: str, name: str) -> tuple[str, str, str | None]:
     return f"{where}:{function}", function, where
 
 
-def short_name(source: str) -> str:
-    """The name a reward from ``source`` goes by: ``STEM:FUNCTION`` for a file, ``MODULE:FUNCTION`` for a module."""
-    where, _, function = source.rpartition(":")
-    if os.path.isabs(where):
-        return f"{os.path.splitext(os.path.basename(where))[0]}:{function}"
-    return source
-
-
-def spelled_name(text: str) -> str:
-    """The name a selection goes by, read from its spelling alone (nothing imported): ``short_name`` for a path."""
-    if not is_path_name(text):
-        return text
-    where, _, function = text.rpartition(":")
-    if where.endswith(".py") or os.path.isfile(where):
-        return short_name(f"{os.path.abspath(where)}:{function}")
-    return text
 
 
 def module_name_for(path: str) -> str:

@@ -5,8 +5,7 @@ Training never reads these; ``grpo-run check``, preflight and ``grpo_core.testin
 
 from __future__ import annotations
 
-import warnings
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Callable
 
 
@@ -66,43 +65,3 @@ class RewardChecks:
     row_problems: Callable[[dict, dict], Any] | None = None
     measures: tuple[Measure, ...] = ()
     by_name_only: str = ""
-
-
-# RewardSpec's former flat keywords -> the RewardChecks field each became.
-FLAT_KEYWORDS = {"directions": "directions", "rows": "column_strategy", "gold": "gold_example",
-                 "degenerate": "degenerate", "degenerate_share": "degenerate_share", "row_problems": "row_problems"}
-
-
-def _deprecated(old: str) -> str:
-    new = FLAT_KEYWORDS[old]
-    return (f"RewardSpec({old}=...) is deprecated and will be removed in the next release; "
-            f"use RewardSpec(checks=RewardChecks({new}=...)) (grpo_core.RewardChecks)")
-
-
-def accept_flat_keywords(init: Callable) -> Callable:
-    """Wrap RewardSpec's ``__init__`` so the former flat keywords still work, with a DeprecationWarning."""
-
-    def __init__(self, *args, **kwargs):
-        flat = {old: kwargs.pop(old) for old in FLAT_KEYWORDS if old in kwargs}
-        if flat:
-            for old in flat:
-                warnings.warn(_deprecated(old), DeprecationWarning, stacklevel=2)
-            checks = kwargs.get("checks") or RewardChecks()
-            kwargs["checks"] = replace(checks, **{FLAT_KEYWORDS[old]: value for old, value in flat.items()})
-        init(self, *args, **kwargs)
-
-    __init__.__wrapped__ = init  # inspect.signature shows the real fields
-    __init__.__doc__ = init.__doc__
-    return __init__
-
-
-def flat_attribute(old: str) -> property:
-    """A read-only ``RewardSpec.<old>`` that warns and reads ``spec.checks.<new>``."""
-
-    def read(self):
-        warnings.warn(_deprecated(old).replace(f"RewardSpec({old}=...)", f"RewardSpec.{old}")
-                      .replace(f"RewardSpec(checks=RewardChecks({FLAT_KEYWORDS[old]}=...))",
-                               f"spec.checks.{FLAT_KEYWORDS[old]}"), DeprecationWarning, stacklevel=2)
-        return getattr(self.checks, FLAT_KEYWORDS[old])
-
-    return property(read, doc=f"Deprecated: ``checks.{FLAT_KEYWORDS[old]}``.")

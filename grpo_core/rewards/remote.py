@@ -23,9 +23,7 @@ from typing import Any
 from grpo_core.errors import RewardError, UsageError
 from grpo_core.rewards.unscored import Unscored
 from grpo_core.settings.params import Param
-from grpo_core.specs import RewardSpec
 
-PREFIX = "remote:"
 DEFAULT_URL = "http://127.0.0.1:8765"
 PARAMS = (
     Param("url", DEFAULT_URL, str, "the grpo-run serve server, http://HOST:PORT"),
@@ -109,21 +107,6 @@ class RemoteScorer:
         return [Unscored(reason, score=score) if reason else score for score, reason in zip(scores, reasons)]
 
 
-@dataclass(frozen=True)
-class RemoteRewardSpec(RewardSpec):
-    """A ``remote:NAME`` reward; made anew by each lookup, so ``resolve`` fills it in from its own server."""
-
-    def resolve(self, params: dict | None = None) -> dict:
-        resolved = super().resolve(params)
-        entry = fetch_entry(resolved, self.func.served, self.name)
-        # the served reward's own declarations (one spec per lookup, so no other run sees them)
-        object.__setattr__(self, "description", f"{entry.get('description', '')} (served at {resolved['url']})")
-        object.__setattr__(self, "bounds", tuple(entry["bounds"]))
-        object.__setattr__(self, "columns", tuple(entry.get("columns", ())))
-        object.__setattr__(self, "optional_columns", tuple(entry.get("optional_columns", ())))
-        return resolved
-
-
 def fetch_entry(params: dict, served: str, name: str) -> dict:
     """The server's catalogue entry of reward ``served``; a UsageError (one line) when there is none to read."""
     url = f"{params['url'].rstrip('/')}/rewards"
@@ -138,12 +121,3 @@ def fetch_entry(params: dict, served: str, name: str) -> dict:
         raise UsageError(f"reward '{name}': the server at {params['url']} does not serve '{served}'; it serves "
                          f"{', '.join(sorted(map(str, entries))) or 'nothing'} (start it with --reward {served})")
     return entries[served]
-
-
-def remote_spec(name: str) -> RemoteRewardSpec:
-    """The reward ``remote:NAME``: NAME scored by a grpo-run serve server (``url`` parameter)."""
-    served = name[len(PREFIX):].strip()
-    if not served:
-        raise UsageError(f"reward '{name}' names no served reward; write --reward remote:NAME, e.g. remote:math")
-    return RemoteRewardSpec(name=name, description=f"reward '{served}' scored by a grpo-run serve server",
-                            func=RemoteScorer(served), params=PARAMS, batched=True, distribution="grpo-core")

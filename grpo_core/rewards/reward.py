@@ -1,4 +1,4 @@
-"""The reward contract (RewardSpec) and Reward, the callable with TRL's reward-function signature."""
+"""Reward: a RewardSpec with its parameters bound, the callable with TRL's reward-function signature."""
 
 from __future__ import annotations
 
@@ -10,15 +10,10 @@ import pickle
 import sys
 from typing import Any, Callable
 
-from grpo_core.errors import PluginError, RewardError, UsageError
-from grpo_core.plugins import get_registry
-from grpo_core.rewards.unscored import Unscored  # noqa: F401  (public as grpo_core.Unscored)
-from grpo_core.rewards.declared import Direction  # noqa: F401  (grpo_core.rewards.reward.Direction, as before)
-from grpo_core.rewards.declared import RewardChecks  # noqa: F401  (grpo_core.rewards.reward.RewardChecks, as before)
-from grpo_core.settings.params import params_or_former_args
+from grpo_core.errors import RewardError, UsageError
 from grpo_core.rewards.backend import scoring_pool
 from grpo_core.rewards.pool import TIMEOUT, Failure
-from grpo_core.specs import RewardSpec, validate_timeout  # noqa: F401  (grpo_core.rewards.reward.RewardSpec, as before)
+from grpo_core.rewards.unscored import Unscored
 
 
 @functools.lru_cache(maxsize=256)
@@ -34,7 +29,7 @@ def _accepts(func: Callable) -> tuple[frozenset, bool]:
         return _signature.__wrapped__(func)
 
 
-def call_arguments(spec: RewardSpec, params: dict, texts: list[str], columns: dict[str, list],
+def call_arguments(spec, params: dict, texts: list[str], columns: dict[str, list],
                    prompts: list | None = None, completion_ids: list | None = None,
                    index: int | None = None, log_metric: Callable | None = None) -> tuple[tuple, dict]:
     """The ``(args, kwargs)`` with which ``spec.func`` is called: item ``index`` of a batch, or the batch.
@@ -101,7 +96,7 @@ class Reward:
     ``score``, and calling a ``ConcurrentReward`` (what ``load_rewards`` gives for a reward that waits) awaits it.
     """
 
-    def __init__(self, spec: RewardSpec, params: dict, weight: float | None = None) -> None:
+    def __init__(self, spec, params: dict, weight: float | None = None) -> None:
         self.spec = spec
         self.params = params
         self.weight = spec.weight if weight is None else weight
@@ -247,7 +242,7 @@ class ConcurrentReward(Reward):
         return await asyncio.to_thread(self.score, prompts, completions, completion_ids, **kwargs)
 
 
-def waits(spec: RewardSpec) -> bool:
+def waits(spec) -> bool:
     """A reward that spends its time waiting: on the worker pool (it has a per-item limit) or on I/O (async)."""
     return spec.timeout is not None or _is_async(spec.func)
 
@@ -284,7 +279,7 @@ async def _gather_items(func, calls: list, timeout: float | None) -> list[tuple[
 _TRL_KWARGS = {"trainer_state", "log_extra", "log_metric", "environments"}
 
 
-def item_timeout(spec: RewardSpec, params: dict) -> float | None:
+def item_timeout(spec, params: dict) -> float | None:
     """The hard per-item limit a reward runs under: its ``timeout`` parameter if it has one, else the spec's."""
     if spec.timeout is None:
         return None
@@ -316,81 +311,3 @@ def _as_score(value: Any) -> float | None:
 def _shorten(value: Any, limit: int = 300) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
-
-
-def load_rewards(names: list[str], params: dict[str, dict] | None = None, weights: dict[str, float] | None = None,
-                 dataset: str | None = None, *, args: dict[str, dict] | None = None):
-    """The TRL-ready reward callables for ``names``, in order, as grpo-run passes them to GRPOTrainer.
-
-    ``params`` maps a reward name to its parameters, e.g. ``{"length": {"target": 300}}`` (``args=`` is its
-    deprecated name). Each callable is named after its plugin and carries ``.weight`` (its spec default unless
-    ``weights`` overrides it) for ``GRPOConfig(reward_weights=...)``. With ``dataset`` (an installed dataset's name)
-    the parameters that dataset asks of these rewards (``DatasetSpec.reward_params``) lie under ``params``: a value
-    in ``params`` wins.
-    """
-    params = params_or_former_args(params, args, "load_rewards")
-    registry = get_registry()
-    specs = [registry.reward(name) for name in names]
-    aliases = selection_keys(names, specs)
-    params = _by_selection(params, aliases)
-    weights = _by_selection(weights, aliases)
-    for name in list(params) + list(weights):
-        if name not in names:
-            raise UsageError(
-                f"parameters given for reward '{name}', which is not selected; selected: {', '.join(names) or '(none)'}"
-            )
-    _no_reward_twice(names, specs)
-    asked = registry.dataset(dataset).reward_params if dataset is not None else {}
-    rewards = []
-    for name, spec in zip(names, specs):
-        asked_here = _dataset_params(spec, asked.get(spec.name), dataset)
-        kind = ConcurrentReward if waits(spec) else Reward
-        rewards.append(kind(spec, spec.resolve({**asked_here, **(params.get(name) or {})}), weights.get(name)))
-        rewards[-1].selected = name
-    return rewards
-
-
-def selection_keys(names: list[str], specs: list[RewardSpec]) -> dict[str, str]:
-    """Every name a selected reward answers to (as selected, and its own name) -> the name it was selected as."""
-    aliases = {spec.name: name for name, spec in zip(names, specs)}
-    aliases.update({name: name for name in names})
-    return aliases
-
-
-def _by_selection(given: dict | None, aliases: dict[str, str]) -> dict:
-    """``given`` keyed by the names rewards were selected as; a reward's own name counts as its selection."""
-    result: dict = {}
-    for key, value in (given or {}).items():
-        target = aliases.get(key, key)
-        if isinstance(value, dict) and isinstance(result.get(target), dict):
-            value = {**value, **result[target]} if key != target else {**result[target], **value}
-        result[target] = value
-    return result
-
-
-def _no_reward_twice(names: list[str], specs: list[RewardSpec]) -> None:
-    seen: dict[str, tuple[str, RewardSpec]] = {}
-    for name, spec in zip(names, specs):
-        if spec.name in seen:
-            first, other = seen[spec.name]
-            source, other_source = getattr(spec, "source", None), getattr(other, "source", None)
-            if source and other_source and source != other_source:
-                raise UsageError(f"rewards '{first}' and '{name}' would both be named '{spec.name}' (in metrics and "
-                                 f"--reward-arg); rename one file or function")
-            raise UsageError(f"a reward is selected twice in {names}; select each once and set its weight")
-        seen[spec.name] = (name, spec)
-
-
-def _dataset_params(spec: RewardSpec, asked: dict | None, dataset: str | None) -> dict:
-    """The values a dataset asks of reward ``spec``, each checked: a name or value it cannot take is the dataset's fault."""
-    by_name = {p.name: p for p in spec.params}
-    owner = f"reward '{spec.name}' (asked by dataset '{dataset}')"
-    for key, value in (asked or {}).items():
-        if key not in by_name:
-            raise PluginError(f"dataset '{dataset}' asks reward '{spec.name}' for a parameter '{key}' it does not have "
-                              f"(its parameters: {', '.join(by_name) or '(none)'}); fix the dataset's reward_params")
-        try:
-            by_name[key].parse(value, owner)
-        except UsageError as error:
-            raise PluginError(f"{error}; fix the dataset's reward_params") from None
-    return dict(asked or {})

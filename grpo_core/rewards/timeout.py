@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from grpo_core.rewards.backend import get_pool, scoring_pool  # noqa: F401  (get_pool: its former home)
-from grpo_core.rewards.pool import TIMEOUT, Failure, WorkerPool  # noqa: F401  (their former home)
+from grpo_core.rewards.backend import scoring_pool
+from grpo_core.rewards.pool import TIMEOUT, Failure
 from grpo_core.rewards.unscored import Unscored
 
 

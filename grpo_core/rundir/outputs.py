@@ -1,6 +1,6 @@
 """What a run's metrics say: metrics.jsonl read back (and cut at a checkpoint), the reward plot and the summary.
 
-The callbacks that write them during training are in :mod:`grpo_core.rundir.callbacks`."""
+The callbacks that write them during training are in :mod:`grpo_core.training.callbacks`."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 from grpo_core.rundir.folder import write_atomic
-from grpo_core.rundir.names import COMPLETIONS_FILE, METRICS_FILE, PLOT_FILE  # noqa: F401  (read from here too)
 
 
 def record_step(record: dict) -> int:

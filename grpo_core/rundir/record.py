@@ -8,8 +8,8 @@ import os
 from pathlib import Path
 from grpo_core.plugins import get_registry
 from grpo_core.rundir.folder import write_atomic
-from grpo_core.rundir.names import FINAL_DIR, MODEL_CARD
 from grpo_core.settings.declared import describe_settings
+
 
 def run_config(run) -> dict:
     """Everything a resolved run (``training.ResolvedRun``) holds, as a config file with absolute paths: ``grpo-run --config`` reproduces it from any folder."""
@@ -51,20 +51,11 @@ def write_run_config(run, path: Path) -> None:
     write_atomic(path, yaml.safe_dump(run_config(run), sort_keys=False))
 
 
-def name_base_model(trainer, model: str) -> None:
-    """TRL's model card names the base model from its config, ``None`` for a local folder: name the one the run used."""
-    create = trainer.create_model_card
-
-    def create_model_card(*args, **kwargs):
-        create(*args, **kwargs)
-        card = Path(trainer.args.output_dir) / MODEL_CARD
-        if card.is_file():
-            alias = get_registry().model(model)
-            named = f"`{model}`" + (f" (a grpo-run model alias: {alias.description})" if alias is not None else "")
-            text = card.read_text().replace("[None](https://huggingface.co/None)", named)
-            write_atomic(card, text.replace('model="None"', f'model="{Path(trainer.args.output_dir) / FINAL_DIR}"'))
-
-    trainer.create_model_card = create_model_card
+def base_model_words(model: str) -> str:
+    """How a run's model card names the model ``model`` (a --model value) that TRL leaves unnamed: TRL names a base
+    model from its config, ``None`` for a local folder."""
+    alias = get_registry().model(model)
+    return f"`{model}`" + (f" (a grpo-run model alias: {alias.description})" if alias is not None else "")
 
 
 def describe(run, launch_command: list[str] | None = None) -> str:

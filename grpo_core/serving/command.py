@@ -12,7 +12,8 @@ import click
 from grpo_core.errors import GrpoError, UsageError
 from grpo_core.plugins import get_registry
 from grpo_core.rewards.backend import configure_scoring
-from grpo_core.rewards.reward import Reward, load_rewards
+from grpo_core.plugins.loading import load_rewards
+from grpo_core.rewards.reward import Reward
 from grpo_core.settings.declared import option
 from grpo_core.settings.layers import parse_reward_options, parse_weight
 

@@ -11,7 +11,7 @@ import json
 import os
 import typing
 
-from grpo_core.builtin.models import cache_dir
+from grpo_core.cache import cache_dir
 from grpo_core.errors import UsageError
 from grpo_core.settings.bounds import validate_bound
 from grpo_core.settings.params import did_you_mean

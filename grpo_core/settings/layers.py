@@ -32,11 +32,10 @@ from pathlib import Path
 import yaml
 
 from grpo_core.errors import UsageError
-from grpo_core.plugins.by_path import spelled_name
 from grpo_core.settings.bounds import validate_bound
 from grpo_core.settings.declared import FILE_SETTINGS, TRL_ALIASES, RunSettings, parse_grpo_fields
 from grpo_core.settings.grpo_fields import shown_value
-from grpo_core.training.schedules import parse_cli_schedules
+from grpo_core.settings.syntax import parse_cli_schedules, spelled_name
 
 # Merged key by key rather than replaced when a higher layer sets them.
 _MAPPINGS = ("dataset_args", "grpo", "base_grpo", "weights", "reward_schedules")

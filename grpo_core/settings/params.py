@@ -4,7 +4,6 @@ Python."""
 from __future__ import annotations
 
 import difflib
-import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -118,14 +117,3 @@ def resolve_params(declared: tuple[Param, ...], params: dict | None, owner: str)
 def did_you_mean(word: str, choices) -> str:
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f" (did you mean '{close[0]}'?)" if close else ""
-
-
-def params_or_former_args(params, args, caller: str):
-    """``params``, or ``args``, the former name of that keyword (a DeprecationWarning for one release)."""
-    if args is None:
-        return params
-    warnings.warn(f"{caller}(args=...) is deprecated; pass params=... (the same mapping)", DeprecationWarning,
-                  stacklevel=3)
-    if params is not None:
-        raise UsageError(f"{caller} got both params= and its deprecated name args=; pass only params=")
-    return args

@@ -15,7 +15,6 @@ from pathlib import Path
 
 from grpo_core.errors import UsageError
 from grpo_core.rundir.folder import checkpoints
-from grpo_core.training import trl_contract
 
 KINDS = {
     "shuffled": "each step's rows of reward scores permuted among the step's completions",
@@ -53,9 +52,10 @@ def control_settings(settings, output_dir: Path, resume: bool):
                                overwrite=settings.overwrite or (resume and not resumes))
 
 
-def replace_rewards(trainer, kind: str, seed: int) -> None:
-    """From the next training batch on, TRL sees the control's scores in place of the rewards' own; every process
-    draws the same permutation or numbers (the same seed, one draw per batch)."""
+def table_change(kind: str, seed: int):
+    """The change of a training batch's (completions x rewards) table that makes TRL see the control's scores in place
+    of the rewards' own (first of ``build.reward_table_changes``); every process draws the same permutation or numbers
+    (the same seed, one draw per batch)."""
     import torch
 
     generator = torch.Generator().manual_seed(int(seed))
@@ -77,7 +77,7 @@ def replace_rewards(trainer, kind: str, seed: int) -> None:
             drawn[finite.nonzero(as_tuple=True)[0], column] = mean + spread * noise
         return drawn
 
-    trl_contract.wrap_rewards(trainer, shuffled if kind == "shuffled" else random)
+    return shuffled if kind == "shuffled" else random
 
 
 def gain_lines(results: list[dict], names: list[str], where: str, held_out: bool = True) -> list[str]:

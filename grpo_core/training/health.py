@@ -1,7 +1,7 @@
 """Reward-health signals while training: is the policy still learning from the reward, or starting to game it?
 
-Every training batch's scores (the completions x rewards table TRL builds, before a control run replaces it) and
-completions are observed; at each logging step the batches since the last one become ``health/<signal>`` values in
+Every training batch's scores (the completions x rewards table TRL builds, after a control run replaced it: what the
+policy is pushed by; last of ``build.reward_table_changes``) and completions are observed; at each logging step the batches since the last one become ``health/<signal>`` values in
 the logs (so in metrics.jsonl), and a signal that crosses its threshold gives one plain warning with the likely
 cause and a fix (``--stop-on SIGNAL`` then ends the run after saving a checkpoint). The signals:
 
@@ -30,11 +30,10 @@ from dataclasses import dataclass, field
 from grpo_core.checks.degenerate import HANGUL_FILLERS, ZERO_WIDTH
 from grpo_core.errors import UsageError
 from grpo_core.rewards.reward import completion_text
-from grpo_core.training import trl_contract
 from grpo_core.training.sample import generate_and_score, held_out_rows, question_text
 
 SIGNALS = ("dominance", "flat-groups", "length", "degenerate", "probe")
-# What --stop-on names: the signals above and the warnings of rundir.callbacks.MonitorCallback.
+# What --stop-on names: the signals above and the warnings of training.callbacks.MonitorCallback.
 STOP_NAMES = (*SIGNALS, "reward-std", "kl", "clipped", "unscored", "any")
 WINDOW = 5  # logged steps pooled for a warning: one step of a few groups is noise
 DOMINANCE_SHARE, DOMINANCE_WEIGHT = 0.9, 0.5
@@ -60,8 +59,9 @@ def validate_health(settings) -> None:
 
 
 def watch(trainer, run, args):
-    """The run's Health, fed every training batch TRL scores (after a control run replaced the scores: what the
-    policy is pushed by), and its Probe when --probe asks for one (None otherwise)."""
+    """``(health, probe, observe)``: the run's Health, its Probe when --probe asks for one (None otherwise), and the
+    observer that feeds Health every training batch TRL scores (last of ``build.reward_table_changes``, so after a
+    control run replaced the scores: what the policy is pushed by)."""
     settings = run.settings
     health = Health([r.__name__ for r in run.rewards], [float(r.weight) for r in run.rewards], args.num_generations)
 
@@ -75,11 +75,10 @@ def watch(trainer, run, args):
                                      prompts, completions, offset, audit))
         return table
 
-    trl_contract.wrap_rewards(trainer, observe, "the health signals")
     if not settings.probe:
-        return health, None
+        return health, None, observe
     rows, _ = held_out_rows(run.dataset_spec, run.dataset_params, run.dataset, settings.probe)
-    return health, Probe(trainer, rows, run.rewards, int(args.max_completion_length or 64), settings.probe_every)
+    return health, Probe(trainer, rows, run.rewards, int(args.max_completion_length or 64), settings.probe_every), observe
 
 
 @dataclass

@@ -22,7 +22,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grpo_core.builtin.models import cache_dir
+from grpo_core.cache import cache_dir
 from grpo_core.errors import UsageError
 from grpo_core.settings.layers import read_config_file
 

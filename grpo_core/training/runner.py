@@ -9,16 +9,19 @@ from pathlib import Path
 import click
 
 from grpo_core import checks
-from grpo_core.builtin.datasets import validate_columns
 from grpo_core.errors import GrpoError, UsageError
 from grpo_core.plugins import get_registry
-from grpo_core.rewards.reward import load_rewards
+from grpo_core.plugins.loading import (load_rewards, model_path, validate_columns, validate_model_available,
+                                       validate_model_name)
 from grpo_core.rundir import outputs
-from grpo_core.rundir.claim import follow_outputs, validate_outputs
+from grpo_core.rundir.claim import replace_outputs, validate_outputs
+from grpo_core.rundir.names import METRICS_FILE
 from grpo_core.rundir.record import describe
-from grpo_core.settings.layers import flag_layer, settings_from_options  # noqa: F401  (imported from here)
-from grpo_core.training import collector, control, launch, stages, trainer
+from grpo_core.settings.layers import flag_layer, settings_from_options
+from grpo_core.training import collector, control, launch, stages
 from grpo_core.training.aggregation import aggregation_lines
+from grpo_core.training.resolve import DEFAULT_OUTPUT_DIR, load_data, profile_line, resolve, start_scoring
+from grpo_core.training.train import Outcome, claim_folder, train
 from grpo_core.training.sample import (comparison_heading, format_comparison, has_held_out_split, held_out,
                                        held_out_rows, score_models)
 
@@ -45,56 +48,55 @@ def _run(dry_run, num_processes, argv, stage, options: dict) -> None:
         return
     settings = settings_from_options(**options)
     launched = launch.is_launched()
-    run = trainer.resolve(settings, log=log, load_dataset=False, num_processes=num_processes)
+    run = resolve(settings, log=log, load_dataset=False, num_processes=num_processes)
     command = None if launched else launch.launch_command(
         run.profile, num_processes, [a for a in argv if a != "--dry-run"], run.place
     )
     control_run = _resolve_control(run, command, log) if settings.control and not launched else None
     if dry_run:
-        log(trainer.profile_line(run))
+        log(profile_line(run))
         _log_aggregation(run, log)
         click.echo(describe(run, command))
         return
     compare = settings.compare and not launched  # the held-out comparison comes first, then the summary
     if not launched:
-        trainer.validate_model_available(run.model)
-    trainer.start_scoring(run)
-    trainer.load_data(run)  # a bad dataset is the user's input: said before the output folder's state
+        validate_model_available(run.model)
+    start_scoring(run)
+    load_data(run)  # a bad dataset is the user's input: said before the output folder's state
     if control_run is not None:  # its folder is checked before the run trains, not found taken after it
         control_run.dataset = run.dataset
         validate_outputs(control_run)
-    # machine 0's launcher holds the folder for every machine's processes; the others claim nothing
-    lock = None if launched else trainer.claim_outputs(run, log) if run.place.main_machine else follow_outputs(run)
+    claim = claim_folder(run, log)
     try:
-        log(trainer.profile_line(run))
+        log(profile_line(run))
         if not launched:
             _log_aggregation(run, log)
         if settings.preflight and not launched:
             preflight(run)
         if command is not None:
             if run.place.main_machine:
-                trainer.replace_outputs(run, log)
+                replace_outputs(run, log)
             click.echo(f"launching: {' '.join(command)}", err=True)
-            code = _wait_for(command, lock.checkpoint)
+            code = _wait_for(command, claim.checkpoint)
             if code:
                 raise SystemExit(code)
             return
         if compare:
             _warn_trained_rows(run, settings.compare, log)
-        finished = trainer.train(run, log=log, claim=lock, summary=not compare)
+        trained = train(run, claim, log=log, summary=not compare)
     finally:
-        if lock is not None:
-            lock.release()
-    from grpo_core.rundir.callbacks import STOPPED_BY_WARNING, interrupted, stopped_by
-
-    if interrupted(finished):
-        raise SystemExit(130)  # scripts can tell an interrupted run from a finished one
-    if stopped_by(finished):
-        raise SystemExit(STOPPED_BY_WARNING)
+        claim.release()
+    if trained.outcome is not Outcome.FINISHED:
+        raise SystemExit(trained.outcome.exit_status)  # scripts can tell an interrupted or stopped run
     if control_run is not None:
         log(f"control run ({control.KINDS[settings.control]}): outputs in {control_run.grpo['output_dir']}")
-        if interrupted(trainer.train(control_run, log=log, summary=False)):
-            raise SystemExit(130)
+        control_claim = claim_folder(control_run, log)
+        try:
+            outcome = train(control_run, control_claim, log=log, summary=False).outcome
+        finally:
+            control_claim.release()
+        if outcome is not Outcome.FINISHED:
+            raise SystemExit(outcome.exit_status)
     if compare:
         _compare(run, settings.compare, control_run)
 
@@ -106,7 +108,7 @@ def _staged_control(staged, options: dict, dry_run: bool) -> dict | None:
     control.validate_control(top)
     if not top.control or control.is_control(top) or dry_run:
         return None
-    root = Path(top.grpo.get("output_dir") or trainer.DEFAULT_OUTPUT_DIR).absolute()
+    root = Path(top.grpo.get("output_dir") or DEFAULT_OUTPUT_DIR).absolute()
     return stages.control_options(staged, options, root, bool(top.resume))
 
 
@@ -117,7 +119,7 @@ def _resolve_control(run, command, log):
                          "several processes; train the control on its own with --set output_dir=FOLDER-control and "
                          "control_of: FOLDER in a --config file, or pick a single-process profile")
     settings = control.control_settings(run.settings, Path(run.grpo["output_dir"]), run.settings.resume)
-    return trainer.resolve(settings, log=log, load_dataset=False)
+    return resolve(settings, log=log, load_dataset=False)
 
 
 def _log_aggregation(run, log) -> None:
@@ -152,7 +154,7 @@ def _compare(run, n: int, control_run=None) -> None:
     spec = get_registry().dataset(run.settings.dataset)
     rows, where = held_out_rows(spec, run.dataset_params, run.dataset, n)
     tokens = int(run.grpo.get("max_completion_length") or 64)
-    models = [(f"{run.model} (before)", trainer.model_path(run.model)), (f"{final} (after)", final)]
+    models = [(f"{run.model} (before)", model_path(run.model)), (f"{final} (after)", final)]
     if control_run is not None:
         models.append((f"{Path(control_run.grpo['output_dir']) / 'final'} (control)",
                        str(Path(control_run.grpo["output_dir"]) / "final")))
@@ -164,7 +166,7 @@ def _compare(run, n: int, control_run=None) -> None:
         on = f"{len(rows)} questions" if held else f"{len(rows)} rows"
         for line in control.gain_lines(results, [r.__name__ for r in run.rewards], on, held):
             click.echo(line, err=True)
-    records = outputs.read_metrics(output_dir / outputs.METRICS_FILE)
+    records = outputs.read_metrics(output_dir / METRICS_FILE)
     click.echo(outputs.run_summary(records, run.rewards, run.schedules), err=True)
 
 
@@ -181,17 +183,19 @@ def preflight(run) -> None:
 
 def sample_models(models, dataset, dataset_args, rewards, reward_args, n, max_new_tokens, temperature, output=None):
     """Score each model's completions on the dataset's last ``n`` rows (see grpo_core.training.sample)."""
-    trainer._quiet_libraries()
+    from grpo_core.training.build import quiet_libraries  # transformers' TrainerCallback: heavy
+
+    quiet_libraries()
     given = flag_layer(rewards=rewards, reward_args=reward_args, dataset_args=dataset_args)
     loaded = load_rewards(given.get("rewards", []), params=given.get("reward_args"), weights=given.get("weights"),
                           dataset=dataset)
     for model in models:
-        trainer.validate_model_name(model)
-        trainer.validate_model_available(model)
+        validate_model_name(model)
+        validate_model_available(model)
     spec = get_registry().dataset(dataset)
     rows = held_out(spec.load(**spec.resolve(given.get("dataset_args"))), n)
     validate_columns(rows, loaded, dataset)
-    paths = [(model, trainer.model_path(model)) for model in models]
+    paths = [(model, model_path(model)) for model in models]
     results = score_models(paths, rows, loaded, max_new_tokens, temperature=temperature)
     if output:
         with open(output, "w") as handle:

@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass, field
 
 from grpo_core.errors import UsageError
-from grpo_core.plugins.by_path import spelled_name
+from grpo_core.settings.syntax import spelled_name
 from grpo_core.training import trl_contract
 
 # Each kind's fields: None marks a field that must be given; other values are the defaults.
@@ -90,58 +90,6 @@ class Schedule:
         if self.kind == "steps":
             fields["weights"] = {at: weight for at, weight in fields["weights"]}
         return {"kind": self.kind, **fields}
-
-
-def parse_cli_schedule(text: str, name: str):
-    """``--reward-weight NAME=SCHEDULE``'s SCHEDULE: a number, ``KIND``, ``KIND:key=value,...`` or a YAML mapping."""
-    text = text.strip()
-    if text.startswith("{"):
-        import yaml
-
-        try:
-            return yaml.safe_load(text)
-        except yaml.YAMLError:
-            raise UsageError(f"--reward-weight {name}={text} is not a YAML mapping; write it like "
-                             f"'{name}={{kind: adaptive, window: 32}}'") from None
-    kind, _, rest = text.partition(":")
-    if not rest:
-        try:
-            return float(kind)
-        except ValueError:
-            pass
-    values: dict = {"kind": kind.strip()}
-    for item in filter(None, (part.strip() for part in rest.split(","))):
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise UsageError(f"--reward-weight {name}={text}: '{item}' is not KEY=VALUE; write it like "
-                             f"{name}=linear:start=1,end=0.2")
-        if values["kind"] == "steps" and key.strip().isdigit():  # steps:0=1,20=0.3 -> {weights: {0: 1, 20: 0.3}}
-            values.setdefault("weights", {})[int(key)] = _number_or_text(value.strip())
-        else:
-            values[key.strip()] = _number_or_text(value.strip())
-    return values
-
-
-def _number_or_text(value: str):
-    try:
-        return int(value)
-    except ValueError:
-        try:
-            return float(value)
-        except ValueError:
-            return value
-
-
-def parse_cli_schedules(items) -> dict:
-    """The repeated ``--reward-weight NAME=SCHEDULE`` options as a ``reward_schedules`` mapping."""
-    result = {}
-    for item in items or ():
-        name, sep, text = item.partition("=")
-        if not sep or not name.strip() or not text.strip():
-            raise UsageError(f"--reward-weight '{item}' is not of the form NAME=SCHEDULE; write it like "
-                             "--reward-weight math=adaptive or --reward-weight xml-format=linear:start=1,end=0.2")
-        result[name.strip()] = parse_cli_schedule(text, name.strip())
-    return result
 
 
 def constant_weights(declared: dict, selected) -> dict[str, float]:
@@ -254,6 +202,24 @@ def _step_weights(value, where: str) -> list[tuple[int, float]]:
     return sorted(pairs)
 
 
+def adaptive_observer(rewards, schedules: dict[str, Schedule]):
+    """The observer of each training batch's (completions x rewards) table that feeds the adaptive schedules their
+    success rates (second of ``build.reward_table_changes``: it sees a control run's scores); None when no schedule
+    is adaptive."""
+    names = [r.__name__ for r in rewards]
+    if not any(s.kind == "adaptive" for s in schedules.values()):
+        return None
+
+    def observe(table, *batch):
+        rows = table.detach().float().cpu().tolist()
+        for i, name in enumerate(names):
+            if name in schedules:
+                schedules[name].observe([row[i] for row in rows])
+        return table
+
+    return observe
+
+
 def weights_callback(trainer, rewards, schedules: dict[str, Schedule]):
     """The trainer callback that sets ``trainer.reward_weights`` before each step, logs ``weights/<reward>`` and
     stores the schedules' state with each checkpoint (as a curriculum stores its level)."""
@@ -261,14 +227,6 @@ def weights_callback(trainer, rewards, schedules: dict[str, Schedule]):
     from transformers.trainer_callback import ExportableState
 
     names = [r.__name__ for r in rewards]
-
-    def observe(table: list[list[float]]) -> None:
-        for i, name in enumerate(names):
-            if name in schedules:
-                schedules[name].observe([row[i] for row in table])
-
-    if any(s.kind == "adaptive" for s in schedules.values()):
-        trl_contract.observe_rewards(trainer, observe)
 
     class RewardWeightsCallback(TrainerCallback, ExportableState):
         """Moves TRL's ``reward_weights`` along each reward's schedule; the reward functions are untouched."""

@@ -23,7 +23,10 @@ from grpo_core.rundir.names import FINAL_DIR, MERGED_DIR, METRICS_FILE, PLOT_FIL
 from grpo_core.rundir.record import describe
 from grpo_core.rundir.stage_outputs import merge_stage_metrics, read_state, write_state
 from grpo_core.settings.layers import file_layer, read_config_file
-from grpo_core.training import control, trainer
+from grpo_core.plugins.loading import validate_model_available
+from grpo_core.training import control
+from grpo_core.training.resolve import DEFAULT_OUTPUT_DIR, load_data, pick_profile, profile_line, resolve, start_scoring
+from grpo_core.training.train import Outcome, train
 
 # Settings of the whole run, set at the top of the file (or on the command line), never inside a stage.
 RUN_WIDE = ("model", "profile", "output_dir", "compare", "resume", "preflight", "stages")
@@ -108,7 +111,7 @@ def resolve_stages(staged: Staged, options: dict, settings_from_options, num_pro
     """
     options = dict(options)
     top = settings_from_options(**options)
-    root = Path(top.grpo.get("output_dir") or trainer.DEFAULT_OUTPUT_DIR).absolute()
+    root = Path(top.grpo.get("output_dir") or DEFAULT_OUTPUT_DIR).absolute()
     if staged.compare or options.get("compare"):  # the built-in default run's comparison is not asked for here
         raise UsageError("compare is not run after a staged run; remove it and compare with grpo-run sample --model "
                          f"BASE --model {root}/{staged.stages[-1].name}/final")
@@ -123,7 +126,7 @@ def resolve_stages(staged: Staged, options: dict, settings_from_options, num_pro
         if previous is not None and not (staged.only == stage.name and given_model and not _finished(root, previous)):
             final = root / previous.name / FINAL_DIR
             stage.starts_from = f"the final model of stage '{previous.name}' ({final})"
-            if trainer.pick_profile(settings.profile)[0].lora:
+            if pick_profile(settings.profile)[0].lora:
                 lora_adapter = str(final)  # the LoRA adapter carries over onto the same base model
             else:
                 settings.model = str(final)
@@ -131,7 +134,7 @@ def resolve_stages(staged: Staged, options: dict, settings_from_options, num_pro
                 raise UsageError(f"--stage {stage.name} starts from the final model of stage '{previous.name}', which "
                                  f"is not in {root / previous.name} yet; run that stage first, or give --model")
         try:
-            stage.run = trainer.resolve(settings, log=lambda message: None, load_dataset=False,
+            stage.run = resolve(settings, log=lambda message: None, load_dataset=False,
                                          num_processes=num_processes)
         except UsageError as error:
             raise UsageError(f"stage '{stage.name}': {error}") from None
@@ -145,7 +148,7 @@ def resolve_stages(staged: Staged, options: dict, settings_from_options, num_pro
 
 
 def training_profile_line(staged: Staged) -> str:
-    return trainer.profile_line(staged.stages[0].run)
+    return profile_line(staged.stages[0].run)
 
 
 def describe_stages(staged: Staged, root: Path) -> str:
@@ -202,10 +205,10 @@ def _claim_outputs(staged: Staged, root: Path, options: dict) -> list:
 def _prepare(staged: Staged, todo: list, root: Path, options: dict, preflight, log) -> None:
     """Before the first stage trains: the first model is there, and every stage's data and rewards pass the checks."""
     if todo:
-        trainer.validate_model_available(todo[0].run.model)
+        validate_model_available(todo[0].run.model)
     for stage in todo:
-        trainer.start_scoring(stage.run)  # each stage's cluster is reached before any model loads
-        trainer.load_data(stage.run)
+        start_scoring(stage.run)  # each stage's cluster is reached before any model loads
+        load_data(stage.run)
     log(training_profile_line(staged))
     for stage in todo:
         if stage.run.settings.preflight:
@@ -220,8 +223,6 @@ def _prepare(staged: Staged, todo: list, root: Path, options: dict, preflight, l
 
 
 def _train_stage(staged: Staged, stage: Stage, root: Path, log, argv) -> None:
-    from grpo_core.rundir.callbacks import STOPPED_BY_WARNING, interrupted, stopped_by  # TrainerCallback: heavy
-
     log(f"stage '{stage.name}' ({staged.stages.index(stage) + 1} of {len(staged.stages)}): starts from "
         f"{stage.starts_from}; outputs in {root / stage.name}")
     interrupted_at = []
@@ -232,23 +233,24 @@ def _train_stage(staged: Staged, stage: Stage, root: Path, log, argv) -> None:
             return
         log(message)
 
-    trainer.start_scoring(stage.run)
+    start_scoring(stage.run)
     try:
-        trained = trainer.train(stage.run, log=stage_log, claim=stage.claim.hold())
+        trained = train(stage.run, stage.claim.hold(), log=stage_log)
     finally:
         stage.claim.release()
-    stopped = interrupted(trained) or stopped_by(trained) is not None
+    stopped = trained.outcome is not Outcome.FINISHED
+    steps = int(trained.trainer.state.global_step)
     if not stopped:  # recorded first: the merged metrics count a finished stage by its steps
         finished = read_state(root)
-        finished[stage.name] = {"steps": int(trained.state.global_step)}
+        finished[stage.name] = {"steps": steps}
         write_state(root, finished)
     merge_stage_metrics(root, staged.stages)  # a staged run is one process (resolve_stages refuses more)
     if stopped:
         command = [a for a in argv if a not in ("--overwrite", "--resume")] + ["--resume"]
-        why = "interrupted" if interrupted(trained) else f"stopped by --stop-on {stopped_by(trained)}"
-        log(f"stage '{stage.name}' {why} at step {trained.state.global_step}; checkpoint saved in "
+        why = "interrupted" if trained.outcome is Outcome.INTERRUPTED else f"stopped by --stop-on {trained.stopped_by}"
+        log(f"stage '{stage.name}' {why} at step {steps}; checkpoint saved in "
             f"{root / stage.name}. Resume with: grpo-run {shlex.join(command)}")
-        raise SystemExit(130 if interrupted(trained) else STOPPED_BY_WARNING)
+        raise SystemExit(trained.outcome.exit_status)
 
 
 def control_options(staged: Staged, options: dict, root: Path, resume: bool) -> dict:

@@ -1,9 +1,10 @@
-"""What grpo-core relies on inside TRL's GRPOTrainer beyond its documented API, each named with why, in one place.
+"""What grpo-core relies on inside TRL beyond its documented API, each named with why, in one place.
 
 TRL has no public hook for a generation batch's gathered per-reward scores, nor for its last batch of completions
-without turning on ``log_completions`` (which prints tables and writes parquet files into the output folder), so
-these two are read here and nowhere else. ``missing()`` checks an installed TRL still has each; tests/test_trl.py
-fails, naming the attribute, when one goes.
+without turning on ``log_completions`` (which prints tables and writes parquet files into the output folder), nor
+for saving a checkpoint outside its training loop; its model card and its log lines are text grpo-core reads. Every
+such name and text is used here and nowhere else. ``missing()`` checks an installed TRL still has each;
+tests/test_trl.py fails, naming the reliance, when one goes.
 """
 
 from __future__ import annotations
@@ -29,11 +30,44 @@ RELIED_ON = {
         "(keys prompt, completion, rewards)",
         'self._logs["rewards"][',
     ),
+    "GRPOTrainer._save_checkpoint": (
+        "a run that a reward stopped mid-step saves its finished steps as the checkpoint a Ctrl-C saves (model, "
+        "optimizer and trainer state, and TRL's model card), so --resume continues it",
+        "self.create_model_card(",
+    ),
 }
+# Module-level functions of TRL relied on: the dotted name -> why.
+FUNCTIONS = {
+    "trl.trainer.utils.create_model_from_path": (
+        "a stage that continues a LoRA adapter loads its base model as GRPOTrainer loads a model from "
+        "model_init_kwargs (dtype names, device placement, the architecture from the config)"
+    ),
+}
+# Text TRL writes that grpo-core reads: the name -> (why, the module whose source holds it, the text).
+TEXTS = {
+    "the unnamed base model in the model card": (
+        "TRL names a base model loaded from a local folder None in its card; the card is rewritten to name the model "
+        "the run used (name_base_model)",
+        "trl.templates/lm_model_card.md",
+        "[{{ base_model }}](https://huggingface.co/{{ base_model }})",
+    ),
+    "the model card's pipeline line": (
+        "the card's quick start loads model=\"None\" for a run without a hub id; it is rewritten to the final folder",
+        "trl.templates/lm_model_card.md",
+        'model="{{ hub_model_id }}"',
+    ),
+    "the log line of rows no reward scored": (
+        "TRL logs it for every such row, each step; MonitorCallback says it once, in plain words, so it is filtered",
+        "trl.trainer.grpo_trainer",
+        "All reward functions returned None",
+    ),
+}
+UNSCORED_ROWS_LOG = TEXTS["the log line of rows no reward scored"][2]
 
 
-def missing(trainer_class=None) -> list[str]:
-    """Each reliance the installed TRL's GRPOTrainer (or ``trainer_class``) no longer meets, in words naming it."""
+def missing(trainer_class=None, functions: dict | None = None, texts: dict | None = None) -> list[str]:
+    """Each reliance the installed TRL's GRPOTrainer (or ``trainer_class``), its functions and its texts (or
+    ``functions`` and ``texts``, shaped like FUNCTIONS and TEXTS) no longer meet, in words naming it."""
     if trainer_class is None:
         from trl import GRPOTrainer as trainer_class
     source = inspect.getsource(trainer_class)
@@ -44,7 +78,57 @@ def missing(trainer_class=None) -> list[str]:
         if not defined or used not in source:
             problems.append(f"TRL's {name} is gone or no longer used as grpo-core expects ({used!r} not found): "
                             f"grpo-core needs it because {why}")
+    for name, why in (FUNCTIONS if functions is None else functions).items():
+        if not callable(_function(name)):
+            problems.append(f"TRL's {name} is gone: grpo-core needs it because {why}")
+    for name, (why, where, text) in (TEXTS if texts is None else texts).items():
+        if text not in _source_text(where):
+            problems.append(f"TRL no longer writes {name} ({text!r} not found in {where}): grpo-core reads it "
+                            f"because {why}")
     return problems
+
+
+def _function(dotted: str):
+    import importlib
+
+    module, _, name = dotted.rpartition(".")
+    try:
+        return getattr(importlib.import_module(module), name, None)
+    except ImportError:
+        return None
+
+
+def _source_text(where: str) -> str:
+    """The text of a module's source (``package.module``) or of a data file in a package (``package/file``)."""
+    import importlib
+    from importlib import resources
+
+    try:
+        if "/" in where:
+            package, _, path = where.partition("/")
+            return resources.files(package).joinpath(path).read_text(encoding="utf-8")
+        return inspect.getsource(importlib.import_module(where))
+    except (ImportError, OSError):
+        return ""
+
+
+def save_checkpoint(trainer) -> None:
+    """Save ``trainer``'s checkpoint of the current step as its training loop does (see RELIED_ON)."""
+    trainer._save_checkpoint(trainer.model, trial=None)
+
+
+def load_base_model(path: str, model_init_kwargs: dict):
+    """The model at ``path``, loaded as GRPOTrainer loads one from ``model_init_kwargs`` (see FUNCTIONS)."""
+    from trl.trainer.utils import create_model_from_path
+
+    return create_model_from_path(path, **dict(model_init_kwargs or {}))
+
+
+def name_base_model(card: str, named: str, final: str) -> str:
+    """TRL's model card ``card`` with the base model it could not name (a local folder: ``None``) named ``named``,
+    and its quick start loading ``final`` (see TEXTS)."""
+    return (card.replace("[None](https://huggingface.co/None)", named)
+            .replace('model="None"', f'model="{final}"'))
 
 
 def set_reward_weights(trainer, weights: list[float]) -> None:
@@ -54,31 +138,23 @@ def set_reward_weights(trainer, weights: list[float]) -> None:
     trainer.reward_weights = torch.tensor(weights, dtype=torch.float32)
 
 
-def observe_rewards(trainer, observe: Callable[[list[list[float]]], None]) -> None:
-    """Call ``observe(table)`` with each training generation batch's scores, one row per completion, one column per
-    reward, gathered over all processes (so every process sees the same table)."""
-    def observed(table, *batch):
-        observe(table.detach().float().cpu().tolist())
-        return table
-
-    wrap_rewards(trainer, observed, "adaptive reward weights")
-
-
-def wrap_rewards(trainer, change: Callable, needed_by: str = "grpo-core") -> None:
-    """From the next training batch on, TRL uses ``change(table, prompts, completions, completion_ids)`` in place of
-    the batch's scores: ``table`` is the (completions x rewards) tensor gathered over all processes, the others this
-    process's part of the batch as TRL passes them to the rewards. Evaluation batches are left as they are. Wrapping
-    again nests: the change added last sees what the earlier ones returned."""
+def change_rewards(trainer, changes: list[Callable]) -> None:
+    """From the next training batch on, TRL uses the batch's scores passed through ``changes`` in order, each called
+    as ``change(table, prompts, completions, completion_ids)`` with what the one before returned: ``table`` is the
+    (completions x rewards) tensor gathered over all processes, the others this process's part of the batch as TRL
+    passes them to the rewards. Evaluation batches are left as they are. Called once per trainer."""
     calculate = getattr(trainer, "_calculate_rewards", None)
     if calculate is None:
-        raise UsageError(f"{needed_by} need TRL's GRPOTrainer._calculate_rewards, which this TRL version lacks; use "
-                         "the TRL version grpo-core requires")
+        raise UsageError("grpo-core needs TRL's GRPOTrainer._calculate_rewards, which this TRL version lacks; use the "
+                         "TRL version grpo-core requires")
 
     def calculate_and_change(inputs, prompts, completions, completion_ids_list):
         table = calculate(inputs, prompts, completions, completion_ids_list)
         if not trainer.model.training:
             return table
-        return change(table, prompts, completions, completion_ids_list)
+        for change in changes:
+            table = change(table, prompts, completions, completion_ids_list)
+        return table
 
     trainer._calculate_rewards = calculate_and_change
 

@@ -1,5 +1,5 @@
 """The callbacks a run adds to TRL's trainer, and the order they must run in: progress, warnings, metrics.jsonl,
-completions.jsonl and Ctrl-C."""
+completions.jsonl, Ctrl-C and the model card."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ from pathlib import Path
 from transformers import TrainerCallback
 from transformers.trainer_callback import ExportableState
 
-from grpo_core.rundir.names import COMPLETIONS_FILE, METRICS_FILE
-from grpo_core.training.trl_contract import last_batch, stored_attributes
+from grpo_core.rundir.folder import write_atomic
+from grpo_core.rundir.names import COMPLETIONS_FILE, FINAL_DIR, METRICS_FILE, MODEL_CARD
+from grpo_core.training.trl_contract import last_batch, name_base_model, save_checkpoint, stored_attributes
 
 
 def run_callbacks(trainer, output_dir: Path, max_steps: int, warn, loggers=(), progress: bool = False,
@@ -314,9 +315,6 @@ def interrupted(trainer) -> bool:
     return any(isinstance(c, InterruptCallback) and c.interrupted for c in trainer.callback_handler.callbacks)
 
 
-STOPPED_BY_WARNING = 3  # the exit status of a run that --stop-on ended (130: Ctrl-C; 2: a usage error)
-
-
 def stopped_by(trainer) -> str | None:
     """The warning named by --stop-on that ended ``trainer``'s run (after saving a checkpoint); None otherwise."""
     return next((c.alarms.stopped_by for c in trainer.callback_handler.callbacks if isinstance(c, StopCallback)),
@@ -336,7 +334,8 @@ def save_after_failure(trainer, output_dir: Path, resume: str) -> str:
     if trainer.args.world_size > 1:  # saving gathers from every process, and the others are not all here
         return (f"no checkpoint was saved ({trainer.args.world_size} processes; steps since the last save_steps "
                 f"checkpoint are lost)")
-    trainer._save_checkpoint(trainer.model, trial=None)
+    save_checkpoint(trainer)
+    trainer.callback_handler.on_save(trainer.args, trainer.state, trainer.control)  # what the training loop calls next
     return f"checkpoint of step {step} saved in {target}. {resume}"
 
 
@@ -345,3 +344,17 @@ def _number(value, spec: str) -> str:
     if not isinstance(value, (int, float)) or not math.isfinite(value):
         return "-"
     return format(value, spec)
+
+
+class ModelCardCallback(TrainerCallback):
+    """TRL writes its model card into the output folder with each checkpoint and names a base model loaded from a
+    local folder ``None``: after each save, the card names the model the run used (``named``) and its quick start
+    loads the run's final folder."""
+
+    def __init__(self, named: str) -> None:
+        self.named = named
+
+    def on_save(self, args, state, control, **kwargs):
+        card = Path(args.output_dir) / MODEL_CARD
+        if state.is_world_process_zero and card.is_file():
+            write_atomic(card, name_base_model(card.read_text(), self.named, str(Path(args.output_dir) / FINAL_DIR)))

