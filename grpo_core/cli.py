@@ -99,6 +99,7 @@ def plugins(as_json):
             "version": info.version,
             "registers": {kind: names for kind, names in info.registers.items() if names},
             **({"error": info.error} if info.error else {}),
+            **({"warnings": info.warnings} if info.warnings else {}),
         }
         for info in registry.plugins
     ]
@@ -115,6 +116,9 @@ def plugins(as_json):
         registers = "; ".join(f"{kind}: {', '.join(names)}" for kind, names in row["registers"].items())
         table.add_row(row["name"], row["distribution"], row["version"], row.get("error") and f"FAILED: {row['error']}" or registers)
     _print(table)
+    for row in rows:
+        for warning in row.get("warnings", ()):
+            click.echo(f"warning: {warning}", err=True)
     for (kind, name), owners in sorted(clashes.items()):
         click.echo(f"warning: {kind[:-1]} '{name}' is registered by both {' and '.join(owners)}; using it is an "
                    f"error until one is uninstalled or blocked with GRPO_DISABLE_PLUGINS", err=True)
@@ -183,15 +187,6 @@ def show_profile(name):
     click.echo(json.dumps(describe_profile(name), indent=2, default=str))
 
 
-@cli.command("profile", hidden=True)
-@click.argument("name")
-def profile_deprecated(name):
-    """Deprecated spelling of `grpo-run profiles show NAME`."""
-    click.echo(f"warning: `grpo-run profile` is deprecated and will be removed; use `grpo-run profiles show {name}`",
-               err=True)
-    show_profile.callback(name)
-
-
 def _table(*columns):
     from rich.table import Table
 
@@ -219,4 +214,4 @@ def main() -> None:
         cli(prog_name="grpo-run")
     except (PluginError, GrpoError) as error:  # raised while attaching plugin commands
         click.echo(f"Error: {error}", err=True)
-        sys.exit(1)
+        sys.exit(2 if isinstance(error, UsageError) else 1)

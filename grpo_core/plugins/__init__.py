@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import difflib
 import os
 import re
 import sys
@@ -30,6 +31,7 @@ class PluginInfo:
     version: str
     module: object | None = None
     error: str | None = None
+    warnings: list[str] = field(default_factory=list)  # e.g. a hook no spec declares (a misspelt name)
     registers: dict[str, list[str]] = field(default_factory=lambda: {kind: [] for kind in (*KINDS, "commands")})
 
 
@@ -99,10 +101,39 @@ def _version(distribution: str) -> str:
         return ""
 
 
+def check_hooks(pm: pluggy.PluginManager, infos: list[PluginInfo]) -> None:
+    """pluggy's ``check_pending``: a plugin's hook implementation that no spec declares (``register_reward`` for
+    ``register_rewards``) is never called. Each becomes one warning on its plugin, naming the distribution, the hook
+    and the spec it probably meant; under ``GRPO_STRICT_PLUGINS=1`` the first is a UsageError."""
+    try:
+        pm.check_pending()
+        return
+    except pluggy.PluginValidationError:
+        pass
+    specs = [name for name, caller in vars(pm.hook).items() if isinstance(caller, pluggy.HookCaller) and caller.spec]
+    by_module = {id(info.module): info for info in infos if info.module is not None}
+    for name, caller in sorted(vars(pm.hook).items()):
+        if not isinstance(caller, pluggy.HookCaller) or caller.spec is not None:
+            continue
+        for impl in caller.get_hookimpls():
+            info = by_module.get(id(impl.plugin))
+            if impl.optionalhook or info is None:
+                continue
+            close = difflib.get_close_matches(name, specs, n=1, cutoff=0.6)
+            meant = f"; did you mean '{close[0]}'?" if close else f"; the hooks are {', '.join(sorted(specs))}"
+            message = (f"plugin '{info.name}' from {info.distribution} implements the hook '{name}', which no grpo "
+                       f"hook spec declares, so it is never called{meant}")
+            if _strict():
+                raise UsageError(message + " (GRPO_STRICT_PLUGINS is set)")
+            info.warnings.append(message)
+            print(f"grpo-run: warning: {message}", file=sys.stderr)
+
+
 class Registry:
     """Every reward, dataset, profile and model registered, by name, with its distribution."""
 
     def __init__(self, pm: pluggy.PluginManager, infos: list[PluginInfo]) -> None:
+        check_hooks(pm, infos)
         self.pm = pm
         self.plugins = infos
         self.items: dict[str, dict[str, object]] = {kind: {} for kind in KINDS}
