@@ -27,7 +27,7 @@ def main() -> None:
     import audit_fixtures as fx
 
     from grpo_core import Reward
-    from grpo_core.checks import run_checks
+    from grpo_core.checks.run import run_checks
     from grpo_core.plugins.loading import load_dataset
 
     data = load_dataset("arithmetic", {"size": 20})

@@ -43,7 +43,8 @@ def rows_of(dataset_name: str, n: int = 64) -> list[dict]:
 
 def bench_preflight(names: list[str], dataset_name: str) -> tuple[float, bool]:
     from grpo_core import load_rewards
-    from grpo_core.checks import format_report, preflight
+    from grpo_core.checks.report import format_report
+    from grpo_core.checks.run import preflight
 
     rows = rows_of(dataset_name)
     rewards = load_rewards(names)
@@ -65,7 +66,7 @@ def main() -> None:
     quick = ["--reward", "length", "--max-examples", "5"] if options.quick else []
     os.environ["HF_HUB_OFFLINE"] = "1"
 
-    from grpo_core.checks import DEFAULT_MAX_EXAMPLES
+    from grpo_core.checks.run import DEFAULT_MAX_EXAMPLES
     from grpo_core.plugins import get_registry
 
     installed = sorted(get_registry().items["rewards"])

@@ -20,7 +20,7 @@ import json, time
 from grpo_core.training.resolve import resolve
 from grpo_core.settings.layers import settings_from_options
 from grpo_core.training.runner import PREFLIGHT_BUDGET_S
-from grpo_core.checks import preflight
+from grpo_core.checks.run import preflight
 
 run = resolve(settings_from_options(), log=lambda m: None)
 rows = [dict(row) for row in run.dataset.select(range(min(len(run.dataset), 32)))]

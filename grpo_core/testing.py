@@ -44,7 +44,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from grpo_core.checks import DEFAULT_MAX_EXAMPLES, format_report, run_checks
+from grpo_core.checks.report import format_report
+
+from grpo_core.checks.run import DEFAULT_MAX_EXAMPLES, run_checks
 from grpo_core.cli import cli as grpo_run  # the command line, to invoke in a test with click's CliRunner
 from grpo_core.checks.texts import (  # the strategies and texts the checks draw from, public here
     FRAGMENTS,

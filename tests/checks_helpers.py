@@ -6,7 +6,7 @@ import os
 import pytest
 
 from grpo_core import Reward
-from grpo_core.checks import run_checks
+from grpo_core.checks.run import run_checks
 
 TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
 FAST = {"max_examples": 6, "seed": 0}

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from grpo_core import Reward, hookimpl
 from grpo_core.checks.command import check as command
-from grpo_core.checks import preflight
+from grpo_core.checks.run import preflight
 from grpo_core.checks.subject import param_variants
 from grpo_core.plugins import get_registry, registered
 from grpo_core.testing import check_reward
@@ -28,7 +28,7 @@ BIG = [{"prompt": f"What is {a} * {b}?", "answer": str(a * b)} for a, b in [(37,
 def arithmetic_rows(n: int = 20) -> list[dict]:
     if "arithmetic" not in get_registry().items["datasets"]:
         pytest.skip("dataset 'arithmetic' is not installed")
-    from grpo_core.checks import dataset_rows
+    from grpo_core.checks.run import dataset_rows
     from grpo_core.plugins.loading import load_dataset
 
     return dataset_rows(load_dataset("arithmetic", {"size": n}))

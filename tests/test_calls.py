@@ -9,7 +9,8 @@ import pytest
 
 import reward_fixtures as fx
 from grpo_core import Direction, Param, Reward, RewardChecks, RewardSpec
-from grpo_core.checks import FAIL, run_checks
+from grpo_core.checks.results import FAIL
+from grpo_core.checks.run import run_checks
 from grpo_core.checks.subject import Item, RewardUnderTest
 from grpo_core.testing import token_ids
 

@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from grpo_core import Measure, Reward, RewardChecks, RewardSpec, Unscored, hookimpl
-from grpo_core.checks import run_checks
+from grpo_core.checks.run import run_checks
 from grpo_core.cli import cli
 from grpo_core.plugins import registered
 from grpo_core.testing import check_reward

@@ -10,7 +10,10 @@ import pytest
 
 import grpo_core
 from grpo_core import Reward, RewardSpec
-from grpo_core.checks import PROPERTIES, command, format_report, run_checks
+from grpo_core.checks import command
+from grpo_core.checks.catalogue import REGISTRY as PROPERTIES
+from grpo_core.checks.report import format_report
+from grpo_core.checks.run import run_checks
 from grpo_core.checks.catalogue import REGISTRY
 from grpo_core.checks.registry import Property, Registry
 from grpo_core.checks.run import DEFAULT_MAX_EXAMPLES

@@ -14,7 +14,9 @@ import pytest
 from click.testing import CliRunner
 
 from grpo_core import Reward, RewardError, hookimpl
-from grpo_core.checks import PropertyResult, format_report, preflight, run_checks
+from grpo_core.checks.report import format_report
+from grpo_core.checks.results import PropertyResult
+from grpo_core.checks.run import preflight, run_checks
 from grpo_core.checks.subject import Item, RewardUnderTest
 from grpo_core.plugins import get_registry, registered
 from grpo_core.testing import HOSTILE_TEXTS, call_reward, check_reward

@@ -13,7 +13,8 @@ import pytest
 from click.testing import CliRunner
 
 from grpo_core import Reward, hookimpl
-from grpo_core.checks import format_report, preflight, preflight_summary
+from grpo_core.checks.report import format_report, preflight_summary
+from grpo_core.checks.run import preflight
 from grpo_core.plugins import registered
 from grpo_core.testing import (
     ZERO_WIDTH_SPACE,

@@ -11,7 +11,7 @@ import pytest
 
 import grpo_core
 from grpo_core import Direction, RewardChecks, RewardSpec
-from grpo_core.checks import run_checks
+from grpo_core.checks.run import run_checks
 
 
 def one(completion: str) -> float:

@@ -16,18 +16,3 @@ from ``grpo_core.testing``), ``command`` (``grpo-run check``).
 
 Worker processes import this package, so hypothesis is only imported inside the functions that draw.
 """
-
-from grpo_core.checks.catalogue import REGISTRY
-from grpo_core.checks.executor import abandoned_calls
-from grpo_core.checks.report import format_report, preflight_summary
-from grpo_core.checks.results import FAIL, PASS, SKIP, WARN, CheckReport, PropertyResult
-from grpo_core.checks.run import DEFAULT_MAX_EXAMPLES, PREFLIGHT_MAX_EXAMPLES, dataset_rows, preflight, run_checks
-from grpo_core.checks.subject import DEFAULT_ITEM_TIMEOUT_S
-
-PROPERTIES = REGISTRY  # every property's record by name, in report order
-
-__all__ = [
-    "DEFAULT_ITEM_TIMEOUT_S", "DEFAULT_MAX_EXAMPLES", "FAIL", "PASS", "PREFLIGHT_MAX_EXAMPLES", "PROPERTIES", "SKIP",
-    "WARN", "CheckReport", "PropertyResult", "abandoned_calls", "dataset_rows", "format_report", "preflight",
-    "preflight_summary", "run_checks",
-]

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import click
 
-from grpo_core import checks
+from grpo_core.checks.report import format_report, preflight_summary
+from grpo_core.checks.run import dataset_rows, preflight as preflight_checks
 from grpo_core.errors import GrpoError, UsageError
 from grpo_core.plugins import get_registry
 from grpo_core.plugins.loading import (load_rewards, model_path, validate_columns, validate_model_available,
@@ -172,12 +173,12 @@ def _compare(run, n: int, control_run=None) -> None:
 
 def preflight(run) -> None:
     """The quick property checks of the run's rewards on its dataset's rows; GrpoError when one fails."""
-    rows = checks.dataset_rows(run.dataset)
-    report = checks.preflight(run.rewards, rows, budget_s=PREFLIGHT_BUDGET_S)
+    rows = dataset_rows(run.dataset)
+    report = preflight_checks(run.rewards, rows, budget_s=PREFLIGHT_BUDGET_S)
     if not report.ok:
-        click.echo(checks.format_report(report), err=True)
+        click.echo(format_report(report), err=True)
         raise GrpoError("preflight checks failed (shown above); fix the reward, or skip the checks with --no-preflight")
-    for line in checks.preflight_summary(report, len(rows)):
+    for line in preflight_summary(report, len(rows)):
         click.echo(line, err=True)
 
 
