@@ -6,28 +6,23 @@ imported only inside the functions that use them.
 
 from __future__ import annotations
 
-import re
-
 from grpo_core import DatasetSpec, Param, RewardSpec, dataset_param, hookimpl
 
+from grpo_reasoning_gym.curriculum import observe
 from grpo_reasoning_gym.dataset import SYSTEM_PROMPT
 from grpo_reasoning_gym.properties import CHECKS
-from grpo_reasoning_gym.reward import EXTRACT_MODES, NUMBER_TASKS, TIMEOUT_S, reasoning_gym_reward, reasoning_gym_rewards
+from grpo_reasoning_gym.reward import (EXTRACT_MODES, NUMBER_TASKS, TIMEOUT_S, reasoning_gym_reward,
+                                      reasoning_gym_rewards, validate_params)
 
 __all__ = ["DATASET", "NUMBER_TASKS", "SPEC", "reasoning_gym_reward", "reasoning_gym_rewards", "register_commands",
            "register_datasets", "register_rewards"]
-
-
-def _validate(params: dict) -> None:
-    if not re.fullmatch(r"[A-Za-z][\w.-]*", params["tag"] or ""):
-        raise ValueError(f"tag must be an XML tag name such as 'answer', got {params['tag']!r}")
 
 
 SPEC = RewardSpec(
     name="reasoning-gym",
     description="1 if the answer is right for the row's reasoning-gym task (exact numbers, else the task's checker), "
                 "else 0; strict=false passes the checker's partial credit through",
-    func="grpo_reasoning_gym.reward:reasoning_gym_rewards",
+    func=reasoning_gym_rewards,
     bounds=(0.0, 1.0),
     columns=("answer", "task", "entry"),
     batched=True,
@@ -40,8 +35,8 @@ SPEC = RewardSpec(
               EXTRACT_MODES),
     ),
     checks=CHECKS,
-    validate=_validate,
-    observe="grpo_reasoning_gym.curriculum:observe",
+    validate=validate_params,
+    observe=observe,
 )
 
 DATASET = DatasetSpec(

@@ -22,12 +22,13 @@ where a GRPO group repeats one entry and often one answer.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from grpo_core import Number, Unscored, answer_tag, completion_text, parse_number, same_number
 
 from grpo_reasoning_gym.entries import dump_entry, load_entry
-from grpo_reasoning_gym.rules import ANSWER_FORMS, OWN_JUDGES, checker, checker_score, unit_split, unit_words
+from grpo_reasoning_gym.rules import ANSWER_FORMS, OWN_JUDGES, checker, unit_split, unit_words
 
 # Tasks whose gold answer is one exact number, where any equal number is right. Left out on purpose:
 # power_function and decimal_arithmetic (rounded answers; their checkers compare at the asked precision),
@@ -328,3 +329,9 @@ def reasoning_gym_reward(completion, answer, task, entry, *, strict=True, tag="a
     (score,) = reasoning_gym_rewards([completion], [answer], [task], [entry], strict=strict, tag=tag,
                                      extract=extract, timeout=timeout)
     return score.score if isinstance(score, Unscored) else score
+
+
+def validate_params(params: dict) -> None:
+    """Raise ValueError, with a sentence naming the value, for a ``tag`` the reward cannot look for."""
+    if not re.fullmatch(r"[A-Za-z][\w.-]*", params["tag"] or ""):
+        raise ValueError(f"tag must be an XML tag name such as 'answer', got {params['tag']!r}")

@@ -6,39 +6,22 @@ Importing this module is cheap: datasets and hypothesis are imported only inside
 
 from __future__ import annotations
 
-import sys
-
 from grpo_core import DatasetSpec, Param, RewardSpec, dataset_param, hookimpl
 
 from grpo_reward_code.hub import FORMATS
 from grpo_reward_code.hub import SYSTEM_PROMPT as HUB_SYSTEM_PROMPT
 from grpo_reward_code.properties import CHECKS
-from grpo_reward_code.reward import code_reward
-from grpo_reward_code.sandbox import SANDBOXES, probe
+from grpo_reward_code.reward import code_reward, validate_params
+from grpo_reward_code.sandbox import SANDBOXES
 from grpo_reward_code.tasks import SPLITS, SYSTEM_PROMPT
 
 __all__ = ["SPEC", "code_reward", "register_datasets", "register_rewards"]
-
-_warned = set()
-
-
-def _validate(params: dict) -> None:
-    if not params["tests_column"]:
-        raise ValueError("tests_column must name the dataset column holding the tests, e.g. 'tests'")
-    missing = probe(params["sandbox"])
-    if missing:
-        raise ValueError(f"{missing}; or set sandbox=none to run programs without isolation at your own risk")
-    if params["sandbox"] == "none" and "none" not in _warned:
-        _warned.add("none")
-        print("warning: reward 'code' runs model-written programs with sandbox=none: no network, file system or "
-              "process isolation, only resource limits and a clean environment", file=sys.stderr)
-
 
 SPEC = RewardSpec(
     name="code",
     description="The share of the row's tests the completion's Python program passes, run in a sandbox "
     "(1 or 0 with strict); 0 without a program; None for a row without tests",
-    func="grpo_reward_code.reward:code_reward",
+    func=code_reward,
     bounds=(0.0, 1.0),
     columns=("tests",),
     batched=True,
@@ -68,7 +51,7 @@ SPEC = RewardSpec(
               "--reward-backend ray)", minimum=0, maximum=256),
     ),
     checks=CHECKS,
-    validate=_validate,
+    validate=validate_params,
 )
 
 

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import sys
 from concurrent.futures import ThreadPoolExecutor
 
 from grpo_core import Unscored, completion_text, run_with_timeouts
 
 from grpo_reward_code.programs import extract_program, read_tests, same_output, same_value
-from grpo_reward_code.sandbox import Limits, run_job
-
+from grpo_reward_code.sandbox import Limits, probe, run_job
 
 OUTER_GRACE_S = 10.0  # beyond a program's own limit, for the sandbox to start and report, before its worker is killed
+_warned = set()  # what validate_params has warned about in this process (sandbox=none: once)
 
 
 def passed(tests, outcome) -> int:
@@ -93,3 +94,17 @@ def code_reward(
     for (index, _, _), result in zip(jobs, results):
         scores[index] = result
     return scores
+
+
+def validate_params(params: dict) -> None:
+    """Raise ValueError for parameters ``code_reward`` cannot run with (no sandbox on this machine included); warn
+    once a process when programs are to run without one."""
+    if not params["tests_column"]:
+        raise ValueError("tests_column must name the dataset column holding the tests, e.g. 'tests'")
+    missing = probe(params["sandbox"])
+    if missing:
+        raise ValueError(f"{missing}; or set sandbox=none to run programs without isolation at your own risk")
+    if params["sandbox"] == "none" and "none" not in _warned:
+        _warned.add("none")
+        print("warning: reward 'code' runs model-written programs with sandbox=none: no network, file system or "
+              "process isolation, only resource limits and a clean environment", file=sys.stderr)

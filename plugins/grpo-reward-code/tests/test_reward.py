@@ -123,9 +123,9 @@ def test_a_sandbox_that_cannot_start_refuses_to_load(monkeypatch):
 
 
 def test_sandbox_none_warns(capsys):
-    import grpo_reward_code
+    from grpo_reward_code import reward
 
-    grpo_reward_code._warned.clear()
+    reward._warned.clear()
     load_rewards(["code"], {"code": {"sandbox": "none"}})
     assert "sandbox=none" in capsys.readouterr().err
 

@@ -6,33 +6,20 @@ only inside the functions that use them.
 
 from __future__ import annotations
 
-import math
-import re
-
 from grpo_core import DatasetSpec, Param, RewardSpec, dataset_param, hookimpl
 
 from grpo_reward_math.dataset import ARITHMETIC_SYSTEM_PROMPT, DIFFICULTIES, GSM8K_SYSTEM_PROMPT, SPLITS
 from grpo_reward_math.properties import CHECKS
-from grpo_reward_math.reward import EXTRACT_MODES, math_reward
+from grpo_reward_math.reward import EXTRACT_MODES, math_reward, validate_params
 
 __all__ = ["SPEC", "math_reward", "register_datasets", "register_rewards"]
-
-
-def _validate(params: dict) -> None:
-    if not re.fullmatch(r"[A-Za-z][\w.-]*", params["tag"] or ""):
-        raise ValueError(f"tag must be an XML tag name such as 'answer', got {params['tag']!r}")
-    rel_tol = params["rel_tol"]
-    if rel_tol is None or not math.isfinite(rel_tol) or rel_tol < 0:
-        raise ValueError(f"rel_tol must be a finite number >= 0 (0 compares exactly), got {rel_tol!r}")
-    if not params["answer_column"]:
-        raise ValueError("answer_column must name the dataset column holding the gold answer, e.g. 'answer'")
 
 
 SPEC = RewardSpec(
     name="math",
     description="1 if the final answer equals the gold answer (exact numbers, or math-verify for LaTeX), else 0; "
     "None if the gold answer cannot be read",
-    func="grpo_reward_math.reward:math_reward",
+    func=math_reward,
     bounds=(0.0, 1.0),
     columns=("answer",),
     batched=True,
@@ -64,7 +51,7 @@ SPEC = RewardSpec(
         ),
     ),
     checks=CHECKS,
-    validate=_validate,
+    validate=validate_params,
 )
 
 

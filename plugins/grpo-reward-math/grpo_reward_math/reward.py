@@ -10,6 +10,7 @@ under a hard deadline that holds from any thread.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -274,6 +275,17 @@ def math_reward(
     if waiting:
         _judge_symbolic(waiting, scores, timeout)
     return scores
+
+
+def validate_params(params: dict) -> None:
+    """Raise ValueError, with a sentence naming the value, for parameters ``math_reward`` cannot work with."""
+    if not re.fullmatch(r"[A-Za-z][\w.-]*", params["tag"] or ""):
+        raise ValueError(f"tag must be an XML tag name such as 'answer', got {params['tag']!r}")
+    rel_tol = params["rel_tol"]
+    if rel_tol is None or not math.isfinite(rel_tol) or rel_tol < 0:
+        raise ValueError(f"rel_tol must be a finite number >= 0 (0 compares exactly), got {rel_tol!r}")
+    if not params["answer_column"]:
+        raise ValueError("answer_column must name the dataset column holding the gold answer, e.g. 'answer'")
 
 
 def _timed_out(result) -> bool:

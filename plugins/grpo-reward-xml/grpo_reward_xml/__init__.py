@@ -8,17 +8,11 @@ from grpo_core import Param, RewardSpec, hookimpl
 
 from grpo_reward_xml.properties import CHECKS
 from grpo_reward_xml.reward import (DEFAULT_MIN_ANSWER_CHARS, DEFAULT_MIN_CHARS, DEFAULT_TAGS, MODES, Layout,
-                                    content_chars, gold_completion, minimums, parse_tags, xml_format_reward)
+                                    content_chars, gold_completion, minimums, parse_tags, validate_params,
+                                    xml_format_reward)
 
 __all__ = ["Layout", "SPEC", "content_chars", "gold_completion", "minimums", "parse_tags", "register_rewards",
            "xml_format_reward"]
-
-
-def _validate(params):
-    parse_tags(params["tags"])
-    for name in ("min_chars", "min_answer_chars"):
-        if params[name] < 1:
-            raise ValueError(f"{name} must be 1 or more (an element needs some real text), got {params[name]}")
 
 
 SPEC = RewardSpec(
@@ -38,7 +32,7 @@ SPEC = RewardSpec(
               "the same for the last element when there are two or more (an answer may be one digit)"),
     ),
     checks=CHECKS,
-    validate=_validate,
+    validate=validate_params,
 )
 
 

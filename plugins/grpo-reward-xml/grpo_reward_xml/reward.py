@@ -270,6 +270,14 @@ def xml_format_reward(
     raise ValueError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
 
 
+def validate_params(params: dict) -> None:
+    """Raise ValueError, with a sentence naming the value, for parameters ``xml_format_reward`` cannot work with."""
+    parse_tags(params["tags"])
+    for name in ("min_chars", "min_answer_chars"):
+        if params[name] < 1:
+            raise ValueError(f"{name} must be 1 or more (an element needs some real text), got {params[name]}")
+
+
 def gold_completion(
     tags: str = DEFAULT_TAGS,
     prefilled: bool = False,
