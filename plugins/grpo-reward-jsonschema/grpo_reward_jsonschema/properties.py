@@ -13,7 +13,7 @@ import random
 from grpo_core import Direction, RewardChecks
 
 from grpo_reward_jsonschema.degenerate import degenerate_completions, row_problems
-from grpo_reward_jsonschema.instances import _FAIL, _offline_validator, example_instance, informative, valid_example
+from grpo_reward_jsonschema.instances import _FAIL, _offline_validator, informative, valid_example
 from grpo_reward_jsonschema.reward import _read_schema_file
 
 # For each JSON type, a value that is not of that type.

@@ -11,7 +11,7 @@ from grpo_core.testing import call_reward, check_reward
 from grpo_reward_jsonschema import SPEC, json_schema_reward
 from grpo_reward_jsonschema.content import match, normalize_string
 from grpo_reward_jsonschema.dataset import generate_rows
-from grpo_reward_jsonschema.properties import example_instance
+from grpo_reward_jsonschema.instances import example_instance
 
 ROWS = generate_rows(300, seed=0)
 PERSON = json.dumps({"type": "object", "required": ["name", "age"],
