@@ -87,7 +87,7 @@ def register_rewards(register):
 
 @hookimpl
 def register_commands(cli):
-    from grpo_reward_judge.command import judge_check, judge_server
+    from grpo_reward_judge.commands import judge_check, judge_server
 
     cli.add_command(judge_server)
     cli.add_command(judge_check)

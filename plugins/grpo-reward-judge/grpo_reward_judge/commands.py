@@ -1,4 +1,5 @@
-"""``grpo-run judge-server``: the embedded judge on its own, for other runs or tools to use."""
+"""The judge's commands: ``grpo-run judge-server`` (the embedded judge on its own, for other runs or tools to use)
+and ``grpo-run judge-check`` (the measures that judge the judge, alone)."""
 
 from __future__ import annotations
 
