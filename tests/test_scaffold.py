@@ -78,7 +78,7 @@ def test_writes_into_an_empty_folder_and_names_the_files(tmp_path, monkeypatch):
     files = sorted(p.relative_to(tmp_path / "empty").as_posix() for p in (tmp_path / "empty").rglob("*") if p.is_file())
     assert files == [".gitignore", "README.md", "grpo_reward_brevity/__init__.py", "grpo_reward_brevity/degenerate.py",
                      "grpo_reward_brevity/properties.py", "grpo_reward_brevity/reward.py", "pyproject.toml",
-                     "tests/test_plugin.py"]
+                     "tests/conftest.py", "tests/test_plugin.py"]
     for file in files:
         assert f"empty/{file}" in output
         assert "{{" not in (tmp_path / "empty" / file).read_text(), file
@@ -149,7 +149,8 @@ def test_text_reward_tests_follow_a_changed_score(tmp_path):
     folder, _ = write_plugin("grpo-reward-text-scaffolded", "reward-text", tmp_path / "package")
     reward = folder / "grpo_reward_text_scaffolded" / "reward.py"
     source = reward.read_text()
-    reward.write_text(source[:source.index("def score(")] + BULLETS_SCORE.lstrip())
+    start, end = source.index("def score("), source.index("\n\n\ndef validate_params(")
+    reward.write_text(source[:start] + BULLETS_SCORE.strip() + source[end:])
     properties = folder / "grpo_reward_text_scaffolded" / "properties.py"
     source = properties.read_text()
     start, end = source.index("def better_worse("), source.index("def pairs(")

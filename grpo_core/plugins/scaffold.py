@@ -1,10 +1,12 @@
 """``grpo-run new-plugin``: write a plugin package (reward, dataset or profile) that installs and passes its tests.
 
 The package has a pyproject.toml with the ``grpo`` entry point, the layout every shipped plugin follows
-(``__init__.py`` with the spec and the hook; for a reward ``reward.py``, ``properties.py`` ending in
-``CHECKS = RewardChecks(...)`` and ``degenerate.py``; for a dataset ``dataset.py``), a README, and tests
-(for a reward: grpo-core's property suite through the ``grpo_check`` pytest fixture). Templates live
-in ``grpo_core/plugins/templates/<kind>/``.
+(``__init__.py`` with the spec and the hook and no other code; for a reward ``reward.py`` with the function
+the spec names as an object and its ``validate_params`` beside it, ``properties.py`` ending in
+``CHECKS = RewardChecks(...)`` and ``degenerate.py``; for a dataset ``dataset.py``), a README, and tests:
+``tests/conftest.py`` (the hub offline, the registry fresh) and ``tests/test_plugin.py`` (for a reward:
+grpo-core's property suite through the ``grpo_check`` pytest fixture). Templates live in
+``grpo_core/plugins/templates/<kind>/``; tests/test_plugin_layout.py holds the shipped plugins to the same layout.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ FILES = {
     ".gitignore": "common/gitignore.tmpl",
     "README.md": "{kind}/README.md.tmpl",
     "{module}/__init__.py": "{kind}/module.py.tmpl",
+    "tests/conftest.py": "common/conftest.py.tmpl",
     "tests/test_plugin.py": "{kind}/test_plugin.py.tmpl",
 }
 # The package's other modules, in the one plugin layout: each is written from {kind}/<module>.py.tmpl.
@@ -169,7 +172,8 @@ def add_command(cli) -> None:
         The package has a pyproject.toml with the grpo entry point, the layout grpo-core's own
         plugins follow (__init__.py with the spec and the hook; reward.py, properties.py and
         degenerate.py for a reward; dataset.py for a dataset), a README, and tests that pass as
-        written (for a reward, grpo-core's property suite through the grpo_check pytest fixture).
+        written (tests/conftest.py, and tests/test_plugin.py: for a reward, grpo-core's property
+        suite through the grpo_check pytest fixture).
         Install it and run its tests:
 
         \b
