@@ -2,9 +2,10 @@ import json
 
 import pytest
 
-from grpo_core.testing import offline_hub
+from grpo_core.testing import fresh_registry_fixture, offline_hub
 
 offline_hub()
+fresh_registry = fresh_registry_fixture()
 
 PERSON = {
     "type": "object",

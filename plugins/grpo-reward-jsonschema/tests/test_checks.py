@@ -1,4 +1,5 @@
-"""grpo-core's property suite on this reward, and on broken copies of it that the suite must catch."""
+"""grpo-core's property suite on this reward with dataset rows and a schema file (with row schemas: test_plugin.py),
+and on broken copies of it that the suite must catch."""
 
 import dataclasses
 import json
@@ -8,10 +9,6 @@ import pytest
 from grpo_core.testing import check_reward
 from grpo_reward_jsonschema import SPEC, json_schema_reward
 from grpo_reward_jsonschema.dataset import generate_rows
-
-
-def test_the_suite_passes_with_row_schemas():
-    check_reward(SPEC, max_examples=10, seed=3)
 
 
 def test_the_suite_passes_on_dataset_rows():

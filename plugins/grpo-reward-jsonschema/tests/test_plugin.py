@@ -1,3 +1,6 @@
+"""The plugin as grpo-core sees it: grpo-core's property suite, both completion shapes, columns and schema files,
+parameters refused at load time, discovery."""
+
 import subprocess
 import sys
 
@@ -5,12 +8,17 @@ import pytest
 
 import grpo_core
 from grpo_core import RewardError, UsageError
+from grpo_reward_jsonschema import SPEC
 
 VALID = '{"name": "Ada", "age": 36, "email": "ada@example.org"}'
 MISSING_EMAIL = '{"name": "Ada", "age": 36}'
 PROSE = "I do not know."
 
 VALIDITY_ONLY = {"json-schema": {"expected_column": ""}}  # rows without expected values
+
+
+def test_property_suite(grpo_check):
+    grpo_check(SPEC, max_examples=10, seed=3)
 
 
 def conversational(text):
@@ -116,7 +124,7 @@ def test_entry_point_is_declared():
 def test_resolved_file_parameters_resolve_again_and_pickle(tmp_path, person_schema):
     import pickle
 
-    from grpo_reward_jsonschema import SPEC, SchemaFile
+    from grpo_reward_jsonschema import SchemaFile
 
     path = tmp_path / "person.json"
     path.write_text(person_schema)
@@ -130,8 +138,6 @@ def test_resolved_file_parameters_resolve_again_and_pickle(tmp_path, person_sche
 
 
 def test_resolved_column_parameters_leave_the_column_alone():
-    from grpo_reward_jsonschema import SPEC
-
     params = SPEC.resolve({})
     assert "schema" not in params  # a None parameter would hide the row's schema in the adapter's call
     assert SPEC.required_columns(params) == {"schema": "schema"}

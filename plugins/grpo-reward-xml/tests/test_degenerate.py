@@ -2,7 +2,7 @@
 
 import pytest
 
-from grpo_core.testing import call_reward, check_reward
+from grpo_core.testing import call_reward
 from grpo_reward_xml import SPEC, gold_completion
 
 PROMPTS = ["What is 4 + 18?", "Solve: a train leaves at 3 pm and travels 60 km/h for 2 hours. How far does it go?"]
@@ -51,7 +51,3 @@ def test_minimums_must_be_positive(name):
 
     with pytest.raises(UsageError, match=f"{name} must be 1 or more"):
         SPEC.resolve({name: 0})
-
-
-def test_property_suite_passes():
-    check_reward(SPEC, max_examples=15)

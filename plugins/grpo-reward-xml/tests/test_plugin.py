@@ -1,4 +1,5 @@
-"""The plugin as grpo-core sees it: discovery, parameters, and both completion shapes through load_rewards."""
+"""The plugin as grpo-core sees it: grpo-core's property suite, discovery, parameters, and both completion shapes
+through load_rewards."""
 
 import json
 import subprocess
@@ -6,10 +7,10 @@ import sys
 
 import pytest
 
-import grpo_core
 import grpo_reward_xml
 from grpo_core import UsageError, load_rewards
 from grpo_core.testing import get_spec, registered, reload_plugins
+from grpo_reward_xml import SPEC
 
 CLEAN_THINK = "<think>\nI add 2 and 2, which makes 4.\n</think>\n<answer>\n4\n</answer>"
 
@@ -20,6 +21,10 @@ def only_this_plugin(monkeypatch):
     monkeypatch.setenv("GRPO_LOAD_PLUGINS", "")
     with registered(grpo_reward_xml, distribution="grpo-reward-xml") as registry:
         yield registry
+
+
+def test_property_suite(grpo_check):
+    grpo_check(SPEC, max_examples=15)
 
 
 def _call(reward, completions):
@@ -81,13 +86,10 @@ def test_bad_parameters_are_sentences_at_load_time(only_this_plugin, args, messa
 
 def test_registered_through_the_entry_point(monkeypatch):
     monkeypatch.setenv("GRPO_LOAD_PLUGINS", "grpo-reward-xml")
-    reload_plugins()
-    try:
-        spec = get_spec("reward", "xml-format")
-        assert spec.distribution == "grpo-reward-xml"
-        assert spec.func is grpo_reward_xml.xml_format_reward
-    finally:
-        reload_plugins()
+    reload_plugins()  # conftest's fresh_registry loads every plugin again after the test
+    spec = get_spec("reward", "xml-format")
+    assert spec.distribution == "grpo-reward-xml"
+    assert spec.func is grpo_reward_xml.xml_format_reward
 
 
 def test_gold_scores_the_top_bound_through_the_adapter(only_this_plugin):
