@@ -1,5 +1,6 @@
-"""The plugin registered alone, and a tiny OpenAI-compatible server on a free loopback port that fails as told
-(a fault injector, not the judge: the judge's own tests use the real embedded server)."""
+"""The plugin registered alone, and a tiny OpenAI-compatible server on a free loopback port that fails as told or
+answers what a verdict function says (a fault injector, or test_plugin.py's reference judge: not a model; the slow
+tests use the real embedded server)."""
 
 import json
 import threading
@@ -8,9 +9,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from grpo_core.testing import offline_hub, registered
+from grpo_core.testing import fresh_registry_fixture, offline_hub, registered
 
 offline_hub()
+fresh_registry = fresh_registry_fixture()
 
 
 @pytest.fixture
@@ -28,7 +30,8 @@ def judge_plugin(monkeypatch, tmp_path):
 
 
 class FaultServer:
-    """Answers ``/v1/chat/completions`` with the statuses in ``script`` in turn, then ``verdict`` with 200."""
+    """Answers ``/v1/chat/completions`` with the statuses in ``script`` in turn, then ``verdict`` with 200: a text,
+    or a function of the request's message returning one (a judge that reads what it is asked)."""
 
     def __init__(self, script=(), verdict="7", delay_s=0.0):
         self.script, self.verdict, self.delay_s = list(script), verdict, delay_s
@@ -41,7 +44,8 @@ class FaultServer:
                 owner.requests.append({"body": body, "authorization": self.headers.get("Authorization")})
                 time.sleep(owner.delay_s)
                 status = owner.script.pop(0) if owner.script else 200
-                answer = {"choices": [{"message": {"role": "assistant", "content": owner.verdict}}]} \
+                verdict = owner.verdict(body["messages"][-1]["content"]) if callable(owner.verdict) else owner.verdict
+                answer = {"choices": [{"message": {"role": "assistant", "content": verdict}}]} \
                     if status == 200 else {"error": "injected fault"}
                 data = json.dumps(answer).encode()
                 self.send_response(status)
