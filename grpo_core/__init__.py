@@ -13,7 +13,7 @@ from grpo_core.settings.params import Param
 from grpo_core.rewards.reward import ConcurrentReward, Reward, completion_text
 from grpo_core.rewards.declared import Direction, Measure, RewardChecks
 from grpo_core.rewards.unscored import Unscored
-from grpo_core.specs import DatasetSpec, ModelSpec, ProfileSpec, RewardSpec, dataset_param
+from grpo_core.specs import DatasetSpec, EnvironmentSpec, ModelSpec, ProfileSpec, RewardSpec, dataset_param
 from grpo_core.answers.tags import answer_tag
 from grpo_core.rewards.backend import configure_scoring
 from grpo_core.rewards.timeout import run_with_timeouts, warm_workers
@@ -22,6 +22,7 @@ __all__ = [
     "ConcurrentReward",
     "DatasetSpec",
     "Direction",
+    "EnvironmentSpec",
     "GrpoError",
     "Measure",
     "ModelSpec",

@@ -164,7 +164,7 @@ def _listing(kind: str):
     return cli.command(name=kind)(command)
 
 
-for _kind in ("rewards", "datasets", "models"):
+for _kind in ("rewards", "datasets", "environments", "models"):
     _listing(_kind)
 
 

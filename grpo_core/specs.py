@@ -1,4 +1,5 @@
-"""What plugins register: the reward, dataset, model and profile specs, and the parameters datasets share."""
+"""What plugins register: the reward, dataset, environment, model and profile specs, and the parameters datasets
+share."""
 
 from __future__ import annotations
 
@@ -68,7 +69,7 @@ class LazyCallable:
 
 def _lazy(spec: Any, *fields: str) -> None:
     """Replace each of ``fields`` given as a ``"module:function"`` string by a LazyCallable."""
-    kind = "reward" if isinstance(spec, RewardSpec) else "dataset"
+    kind = type(spec).__name__.removesuffix("Spec").lower()
     for name in fields:
         value = getattr(spec, name)
         if isinstance(value, str):
@@ -215,6 +216,50 @@ class DatasetSpec:
         """Parameters at their defaults overlaid with ``params``, parsed and validated."""
         _import_now(self, "load", "callbacks")
         return resolve_params(self.params, params, f"dataset '{self.name}'")
+
+
+@dataclass(frozen=True)
+class EnvironmentSpec:
+    """An environment: what TRL's ``GRPOTrainer(environment_factory=...)`` takes, and what grpo-core reads of it.
+
+    ``factory`` is a plain TRL environment class (or a ``"module:Class"`` string, imported on first use): its
+    ``reset(**row)`` starts an episode from a dataset row (text it returns is added to the user's message), each
+    public method with type hints and a Google-style docstring is a tool the model may call, and ``get_reward()``
+    (optional) scores the episode. ``params`` are given to the class as keyword arguments (``--env-arg
+    NAME.KEY=VALUE``); ``columns`` are the dataset columns ``reset`` reads; ``bounds`` are those of ``get_reward``.
+    """
+
+    name: str
+    description: str
+    factory: type | str
+    params: tuple[Param, ...] = ()
+    columns: tuple[str, ...] = ()
+    bounds: tuple[float, float] = (0.0, 1.0)
+    distribution: str = field(default="", compare=False)
+
+    def __post_init__(self) -> None:
+        _lazy(self, "factory")
+
+    @property
+    def environment_class(self) -> type:
+        """The class itself (a lazy ``"module:Class"`` imported now)."""
+        found = self.factory.__wrapped__ if isinstance(self.factory, LazyCallable) else self.factory
+        if not isinstance(found, type):
+            raise PluginError(f"environment '{self.name}': its factory is a {type(found).__name__}, not a class; "
+                              "register the environment's class")
+        return found
+
+    def tool_names(self) -> list[str]:
+        """The tools the class offers, as TRL lists them: its public methods, but ``reset`` and ``get_reward``."""
+        import inspect
+
+        return [name for name, _ in inspect.getmembers(self.environment_class, predicate=inspect.isfunction)
+                if not name.startswith("_") and name not in ("reset", "get_reward")]
+
+    def resolve(self, params: dict | None = None) -> dict:
+        """Parameters at their defaults overlaid with ``params``, parsed and validated."""
+        _import_now(self, "factory")
+        return resolve_params(self.params, params, f"environment '{self.name}'")
 
 
 # The parameters most datasets take, declared once: name -> (default, type, help).

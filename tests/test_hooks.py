@@ -5,13 +5,33 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from grpo_core import DatasetSpec, ProfileSpec, ModelSpec, Param, RewardSpec, hookimpl
+from grpo_core import DatasetSpec, EnvironmentSpec, ProfileSpec, ModelSpec, Param, RewardSpec, hookimpl
 from grpo_core.plugins import registered
 
 
 def shouting(completion, *, threshold=0.5):
     letters = [c for c in completion if c.isalpha()]
     return float(bool(letters) and sum(c.isupper() for c in letters) / len(letters) >= threshold)
+
+
+class Echo:
+    def __init__(self, prefix=">"):
+        self.prefix = prefix
+
+    def reset(self, **row):
+        self.said = []
+
+    def echo(self, text: str) -> str:
+        """Say the text back.
+
+        Args:
+            text: what to say back
+
+        Returns:
+            The text, after the prefix.
+        """
+        self.said.append(text)
+        return f"{self.prefix}{text}"
 
 
 class Everything:
@@ -31,6 +51,11 @@ class Everything:
 
         register(DatasetSpec("counting", "Say a number", load, columns=("prompt", "answer"),
                              params=(Param("size", 3, int),)))
+
+    @hookimpl
+    def register_environments(self, register):
+        register(EnvironmentSpec("echo-room", "Says back what it is told", Echo,
+                                 params=(Param("prefix", ">", str, "put before each echo"),)))
 
     @hookimpl
     def register_profiles(self, register):
@@ -91,6 +116,17 @@ def test_hook_register_datasets(plugin):
     assert row["columns"] == ["prompt", "answer"] and row["parameters"] == ["size=3"]
     spec = plugin.dataset("counting")
     assert spec.load(**spec.resolve({"size": "5"}))["answer"] == ["0", "1", "2", "3", "4"]
+
+
+def test_hook_register_environments(plugin):
+    from grpo_core.plugins.loading import load_environments
+
+    row = listed("environments")["echo-room"]
+    assert row["tools"] == ["echo"] and row["reward"] == "-" and row["distribution"] == "grpo-everything"
+    (environment,) = load_environments(["echo-room"], {"echo-room": {"prefix": "#"}})
+    episode = environment.make()
+    episode.reset(prompt="x")
+    assert episode.echo("hi") == "#hi"
 
 
 def test_hook_register_profiles(plugin):

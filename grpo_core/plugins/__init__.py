@@ -19,7 +19,7 @@ from grpo_core.settings.params import did_you_mean
 ENTRY_POINT_GROUP = "grpo"
 BUILTIN_DISTRIBUTION = "grpo-core"
 BUILTIN_MODULES = ("grpo_core.builtin",)
-KINDS = ("rewards", "datasets", "profiles", "models")
+KINDS = ("rewards", "datasets", "environments", "profiles", "models")
 
 
 @dataclass
@@ -188,6 +188,10 @@ class Registry:
     def dataset(self, name: str):
         return by_path.resolve_dataset_name(name, self)
 
+    def environment(self, name: str):
+        """The environment ``name`` selects: registered, or a class from a path (``file.py:Class``, ``module:Class``)."""
+        return by_path.resolve_environment_name(name, self)
+
     def profile(self, name: str):
         return self.get("profiles", name)
 
@@ -268,12 +272,14 @@ def reload_plugins() -> None:
 
 
 def get_spec(kind: str, name: str):
-    """The spec registered as ``name``: ``kind`` is ``"reward"``, ``"dataset"``, ``"profile"`` or ``"model"``.
+    """The spec registered as ``name``: ``kind`` is ``"reward"``, ``"dataset"``, ``"environment"``, ``"profile"`` or
+    ``"model"``.
 
     Its ``distribution`` says which package registered it. An unknown name is a UsageError that
     lists the installed ones.
     """
-    kinds = {"reward": "rewards", "dataset": "datasets", "profile": "profiles", "model": "models"}
+    kinds = {"reward": "rewards", "dataset": "datasets", "environment": "environments", "profile": "profiles",
+             "model": "models"}
     if kind not in kinds:
         raise UsageError(f"unknown kind '{kind}'; use one of: {', '.join(kinds)}")
     return get_registry().get(kinds[kind], name)

@@ -37,7 +37,7 @@ from grpo_core.plugins.served import remote_spec
 from grpo_core.rewards.declared import RewardChecks
 from grpo_core.settings.params import Param, did_you_mean
 from grpo_core.settings.syntax import REMOTE_PREFIX, is_path_name, short_name
-from grpo_core.specs import DatasetSpec, LazyCallable, RewardSpec, validate_timeout
+from grpo_core.specs import DatasetSpec, EnvironmentSpec, LazyCallable, RewardSpec, validate_timeout
 
 EXTRAS = ("prompt", "prompts", "completion_ids")  # what Reward passes by name, never a dataset column
 _PARAM_TYPES = (bool, int, float, str)
@@ -78,6 +78,14 @@ def resolve_dataset_name(name: str, registry):
     return _cached("dataset", name)
 
 
+def resolve_environment_name(name: str, registry) -> EnvironmentSpec:
+    """The environment ``name`` selects: a registered one, else a plain TRL environment class from ``file.py:Class``
+    or ``module:Class``."""
+    if name in registry.items["environments"] or name in registry.duplicates["environments"] or not is_path_name(name):
+        return registry.get("environments", name)
+    return _cached("environment", name)
+
+
 _specs: dict[tuple[str, str], Any] = {}
 
 
@@ -86,7 +94,7 @@ def _cached(kind: str, name: str):
     key = (kind, source)
     if key not in _specs:
         found = _attribute(kind, name, _import(kind, name, source, module_name), function, source)
-        build = _reward_spec if kind == "reward" else _dataset_spec
+        build = {"reward": _reward_spec, "dataset": _dataset_spec, "environment": _environment_spec}[kind]
         _specs[key] = build(found, short_name(source), source)
     return _specs[key]
 
@@ -190,7 +198,7 @@ def _attribute(kind: str, name: str, module, function: str, source: str):
             raise UsageError(f"{kind} '{name}': '{where}' has no function '{function}'{did_you_mean(function, names)}"
                              f"; its functions: {', '.join(names) or '(none)'}")
         found = getattr(found, part)
-    wanted = (RewardSpec,) if kind == "reward" else (DatasetSpec,)
+    wanted = {"reward": RewardSpec, "dataset": DatasetSpec, "environment": EnvironmentSpec}[kind]
     if not callable(found) and not isinstance(found, wanted):
         raise UsageError(f"{kind} '{name}' is not a function but a {type(found).__name__} value; name a function")
     return found
@@ -317,6 +325,32 @@ def _dataset_spec(found, name: str, source: str) -> PathDatasetSpec:
                          f"--dataset-arg); '{columns[0]}' has none")
     return PathDatasetSpec(name=name, description=_description(found, source), load=_DatasetLoader(found, name),
                            params=params, distribution=source.rpartition(":")[0], source=source)
+
+
+@dataclass(frozen=True)
+class PathEnvironmentSpec(EnvironmentSpec):
+    """An environment class loaded from a path; ``source`` selects it again from any folder."""
+
+    source: str = ""
+
+
+def _environment_spec(found, name: str, source: str) -> PathEnvironmentSpec:
+    where = f"environment '{name}' ({source})"
+    if isinstance(found, EnvironmentSpec):
+        fields = {f.name: getattr(found, f.name) for f in dataclasses.fields(EnvironmentSpec)}
+        fields.update(name=name, distribution=source.rpartition(":")[0])
+        return PathEnvironmentSpec(**fields, source=source)
+    if not isinstance(found, type):
+        raise UsageError(f"{where} is a {type(found).__name__}, not a class; name the environment's class, whose "
+                         "reset(**row) starts an episode and whose public methods are the tools")
+    parameters = list(inspect.signature(found).parameters.values())
+    columns, params = _columns_and_params(parameters, where)
+    if columns:
+        raise UsageError(f"{where}: TRL makes the class with no arguments, so every parameter of its __init__ needs "
+                         f"a default (it becomes an --env-arg); '{columns[0]}' has none")
+    return PathEnvironmentSpec(name=name, description=_description(found, source), factory=found, params=params,
+                               bounds=_bounds(getattr(found, "bounds", (0.0, 1.0)), where),
+                               distribution=source.rpartition(":")[0], source=source)
 
 
 class _DatasetLoader:

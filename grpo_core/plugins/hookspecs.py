@@ -17,6 +17,11 @@ def register_datasets(register):
 
 
 @hookspec
+def register_environments(register):
+    """Register environments: call ``register(EnvironmentSpec(...))`` once per environment."""
+
+
+@hookspec
 def register_profiles(register):
     """Register hardware profiles: call ``register(ProfileSpec(...))`` once per profile."""
 

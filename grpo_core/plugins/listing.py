@@ -1,4 +1,4 @@
-"""Rows for ``grpo-run rewards|datasets|profiles|models``: plain data, printed as a table or JSON."""
+"""Rows for ``grpo-run rewards|datasets|environments|profiles|models``: plain data, printed as a table or JSON."""
 
 from __future__ import annotations
 
@@ -39,6 +39,18 @@ def _dataset(spec) -> dict:
     }
 
 
+def _environment(spec) -> dict:
+    return {
+        "name": spec.name,
+        "description": spec.description,
+        "tools": spec.tool_names(),
+        "reward": list(spec.bounds) if callable(getattr(spec.environment_class, "get_reward", None)) else "-",
+        "columns": list(spec.columns),
+        "parameters": _params(spec),
+        "distribution": spec.distribution,
+    }
+
+
 def _profile(spec) -> dict:
     return {
         "name": spec.name,
@@ -58,7 +70,8 @@ def _model(spec) -> dict:
     }
 
 
-_ROWS = {"rewards": _reward, "datasets": _dataset, "profiles": _profile, "models": _model}
+_ROWS = {"rewards": _reward, "datasets": _dataset, "environments": _environment, "profiles": _profile,
+         "models": _model}
 
 
 def cell(value) -> str:

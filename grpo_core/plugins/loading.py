@@ -3,14 +3,16 @@ training (``grpo_core.load_rewards``, ``load_dataset`` and ``resolve_model`` for
 
 from __future__ import annotations
 
+import inspect
 import os
+from dataclasses import dataclass
 
 from grpo_core import offline
 from grpo_core.errors import PluginError, UsageError
 from grpo_core.plugins import get_registry
 from grpo_core.rewards.reward import ConcurrentReward, Reward, waits
 from grpo_core.settings.params import did_you_mean
-from grpo_core.specs import RewardSpec
+from grpo_core.specs import EnvironmentSpec, RewardSpec
 
 
 def load_rewards(names: list[str], params: dict[str, dict] | None = None, weights: dict[str, float] | None = None,
@@ -217,3 +219,100 @@ def _validate_present(dataset, rewards, dataset_name: str, have: set) -> None:
                     f"or remap the reward with "
                     f"--reward-arg {reward.__name__}.{column}_column=COLUMN"
                 )
+
+
+@dataclass
+class Environment:
+    """An environment a run selected, with its parameters bound: TRL makes its instances with :meth:`make`."""
+
+    spec: EnvironmentSpec
+    params: dict
+    selected: str  # the name it was selected as (a path as written)
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    def make(self):
+        """A new instance, as TRL's environment_factory makes one."""
+        return self.spec.environment_class(**self.params)
+
+    @property
+    def has_reward(self) -> bool:
+        return callable(getattr(self.spec.environment_class, "get_reward", None))
+
+
+@dataclass(frozen=True)
+class EpisodeRewardSpec(RewardSpec):
+    """The reward an environment's ``get_reward()`` gives each episode, read after it ends; it scores in training
+    only, where TRL hands over the episodes' environments."""
+
+    environment: str = ""
+
+
+def episode_score(completion, environments=None):
+    """The episode's reward from its environment (None outside training, where there is no episode)."""
+    if environments is None:
+        return None
+    return environments.get_reward()
+
+
+def load_environments(names: list[str], params: dict[str, dict] | None = None) -> list[Environment]:
+    """The environments ``names`` select, in order, each with its parameters parsed and one instance made and checked
+    (a class without ``reset``, or one whose ``__init__`` raises, is a UsageError here, before any model loads)."""
+    registry = get_registry()
+    specs = [registry.environment(name) for name in names]
+    aliases = {spec.name: name for name, spec in zip(names, specs)} | {name: name for name in names}
+    given = _by_selection(params, aliases)
+    for name in given:
+        if name not in names:
+            raise UsageError(f"parameters given for environment '{name}', which is not selected; selected: "
+                             f"{', '.join(names) or '(none)'}")
+    if len({spec.name for spec in specs}) < len(specs):
+        raise UsageError(f"an environment is selected twice in {names}; select each once")
+    environments = []
+    for name, spec in zip(names, specs):
+        environment = Environment(spec, spec.resolve(given.get(name) or {}), name)
+        validate_environment(environment)
+        environments.append(environment)
+    return environments
+
+
+def validate_environment(environment: Environment) -> None:
+    """A UsageError unless the environment's class has ``reset`` and makes an instance with its parameters."""
+    cls, where = environment.spec.environment_class, f"environment '{environment.name}'"
+    if not callable(getattr(cls, "reset", None)):
+        raise UsageError(f"{where}: class {cls.__name__} has no reset(**row) method; TRL starts each episode with it "
+                         "(return None, or text to add to the user's message)")
+    if inspect.iscoroutinefunction(getattr(cls, "get_reward", None)):
+        raise UsageError(f"{where}: {cls.__name__}.get_reward is async; grpo-core reads an episode's reward with a "
+                         "plain method: make it a def")
+    try:
+        environment.make()
+    except Exception as error:
+        message = str(error).splitlines()[0] if str(error) else ""
+        raise UsageError(f"{where}: {cls.__name__}({', '.join(f'{k}={v!r}' for k, v in environment.params.items())}) "
+                         f"raised {type(error).__name__}{': ' + message if message else ''}; fix the class or its "
+                         "--env-arg values") from None
+
+
+def episode_rewards(environments: list[Environment], weights: dict[str, float] | None = None) -> list:
+    """One Reward for each environment whose class scores its episodes (``get_reward``), named after the
+    environment: its bounds, None and failures are counted as every reward's are."""
+    rewards = []
+    for environment in environments:
+        if not environment.has_reward:
+            continue
+        spec = EpisodeRewardSpec(
+            name=environment.name, description=f"the episode's get_reward() of environment '{environment.name}'",
+            func=episode_score, bounds=environment.spec.bounds, optional_columns=("environments",),
+            distribution=environment.spec.distribution, environment=environment.name)
+        reward = Reward(spec, {}, (weights or {}).get(environment.name))
+        reward.selected = environment.selected
+        rewards.append(reward)
+    return rewards
+
+
+def is_episode_reward(reward) -> bool:
+    """The reward is an environment's own, which only a training episode can score."""
+    return isinstance(getattr(reward, "spec", None), EpisodeRewardSpec)

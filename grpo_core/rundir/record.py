@@ -7,6 +7,7 @@ import json
 import os
 from pathlib import Path
 from grpo_core.plugins import get_registry
+from grpo_core.plugins.loading import is_episode_reward
 from grpo_core.rundir.folder import write_atomic
 from grpo_core.settings.declared import describe_settings
 
@@ -14,10 +15,16 @@ from grpo_core.settings.declared import describe_settings
 def run_config(run) -> dict:
     """Everything a resolved run (``training.ResolvedRun``) holds, as a config file with absolute paths: ``grpo-run --config`` reproduces it from any folder."""
     settings = run.settings
+    rewards = [r for r in run.rewards if not is_episode_reward(r)]  # an environment's own comes with --env
     return {
-        "rewards": [f"{getattr(r.spec, 'source', r.__name__)}={r.weight:g}" for r in run.rewards],
-        "reward_args": {r.__name__: {k: _absolute(v) for k, v in r.params.items()} for r in run.rewards if r.params},
+        "rewards": [f"{getattr(r.spec, 'source', r.__name__)}={r.weight:g}" for r in rewards],
+        "reward_args": {r.__name__: {k: _absolute(v) for k, v in r.params.items()} for r in rewards if r.params},
         **({"reward_schedules": {n: s.describe() for n, s in run.schedules.items()}} if run.schedules else {}),
+        **({"environments": [getattr(e.spec, "source", e.selected) for e in run.environments]}
+           if run.environments else {}),
+        **({"env_args": {e.name: {k: _absolute(v) for k, v in e.params.items()} for e in run.environments
+                         if e.params}} if any(e.params for e in run.environments) else {}),
+        **({"chat_template": _absolute(settings.chat_template, True)} if settings.chat_template else {}),
         "dataset": getattr(run.dataset_spec, "source", settings.dataset),
         "dataset_args": {k: _absolute(v, k in PATH_ARGS) for k, v in run.dataset_params.items() if v is not None},
         "model": _absolute(settings.model, os.path.isdir(settings.model)),
@@ -69,6 +76,10 @@ def describe(run, launch_command: list[str] | None = None) -> str:
                  **({"schedule": run.schedules[r.__name__].describe()} if r.__name__ in run.schedules else {})}
                 for r in run.rewards
             ],
+            **({"environments": [{"name": e.name, "params": e.params, "tools": e.spec.tool_names()}
+                                 for e in run.environments],
+                "chat_template": run.chat_template_source or "chosen from the model's tokenizer before the model loads"}
+               if run.environments else {}),
             "profile": {"name": run.profile.name, "reason": run.profile_reason},
             "settings": describe_settings(run.settings),
             "grpo_config": run.grpo,

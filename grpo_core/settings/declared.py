@@ -35,7 +35,7 @@ KINDS = {
     "command": "a train option that steers the command rather than the run",
 }
 # Items of these repeatable flags are read by grpo_core.settings.layers.flag_layer, one syntax each.
-REPEATED = ("NAME[=WEIGHT]", "NAME.KEY=VALUE", "NAME=SCHEDULE", "KEY=VALUE", "FIELD=VALUE", "SIGNAL")
+REPEATED = ("NAME[=WEIGHT]", "NAME.KEY=VALUE", "NAME=SCHEDULE", "KEY=VALUE", "FIELD=VALUE", "SIGNAL", "ENV")
 
 
 def setting(default: Any, help: str, flag: str | None = None, metavar: str | None = None, kind: str = "run"):
@@ -59,6 +59,16 @@ class Settings:
     reward_schedules: dict[str, Any] = setting(
         {}, "A reward weight that changes during training: linear, cosine, steps or adaptive, e.g. math=adaptive or "
         "xml-format=linear:start=1,end=0.2 (file: {math: {kind: adaptive}}).", "--reward-weight", "NAME=SCHEDULE")
+    environments: list[str] = setting(
+        [], "Environments the model calls tools in during each episode (see `grpo-run environments`): a name, or a "
+        "TRL environment class as file.py:Class or module:Class; repeat for several, and each dataset row names its "
+        "own in an 'environment' column (file: [calculator]).", "--env", "ENV")
+    env_args: dict[str, dict] = setting(
+        {}, "Environment parameters, e.g. calculator.max_digits=8 (file: {calculator: {max_digits: 8}}).", "--env-arg",
+        "NAME.KEY=VALUE")
+    chat_template: str | None = setting(
+        None, "A Jinja chat template file that renders tool calls, for a model with environments whose own template "
+        "cannot and whose token format grpo-core has no tool template for.", "--chat-template", "FILE")
     dataset: str | None = setting(None, "Dataset name (see `grpo-run datasets`).", "--dataset", "NAME")
     dataset_args: dict[str, Any] = setting(
         {}, "Dataset parameters, e.g. path=data.jsonl (file: {path: data.jsonl}).", "--dataset-arg", "KEY=VALUE")

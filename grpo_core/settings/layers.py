@@ -98,7 +98,8 @@ def layer(*layers: dict) -> dict:
 
 
 def flag_layer(rewards=(), reward_args=(), reward_schedules=(), dataset_args=(), overrides=(), max_steps=None,
-               output_dir=None, dry_run=None, num_processes=None, stop_on=(), **values) -> dict:
+               output_dir=None, dry_run=None, num_processes=None, stop_on=(), environments=(), env_args=(),
+               **values) -> dict:
     """The command-line flags as a settings layer: only what was given, each repeatable flag read with its syntax.
 
     ``--reward NAME[=WEIGHT]``, ``--reward-arg NAME.KEY=VALUE`` (a reward's params), ``--reward-weight
@@ -118,16 +119,15 @@ def flag_layer(rewards=(), reward_args=(), reward_schedules=(), dataset_args=(),
             weights[name] = parse_weight(weight, name)
     if names:
         result.update(rewards=names, weights=weights)
-    params: dict[str, dict] = {}
-    for item in reward_args or ():
-        left, sep, value = item.partition("=")
-        # a path's name holds dots (./brevity.py:score.max_words): its key is after the last one
-        name, dot, key = (part.strip() for part in (left.rpartition(".") if ":" in left else left.partition(".")))
-        if not sep or not dot or not name or not key:
-            raise UsageError(f"--reward-arg '{item}' is not of the form NAME.KEY=VALUE")
-        params.setdefault(name, {})[key] = value
-    if params:
-        result["reward_args"] = params
+    for key, items, flag in (("reward_args", reward_args, "--reward-arg"), ("env_args", env_args, "--env-arg")):
+        params = parse_named_args(items, flag)
+        if params:
+            result[key] = params
+    envs = [item.strip() for item in environments or ()]
+    if any(not name for name in envs):
+        raise UsageError("--env '' has no name; write --env NAME, or --env FILE.py:CLASS")
+    if envs:
+        result["environments"] = list(dict.fromkeys(envs))
     if reward_schedules:
         result["reward_schedules"] = parse_cli_schedules(reward_schedules)
     if dataset_args:
@@ -139,6 +139,19 @@ def flag_layer(rewards=(), reward_args=(), reward_schedules=(), dataset_args=(),
     if grpo:
         result["grpo"] = parse_grpo_fields(grpo, "--set")
     return result
+
+
+def parse_named_args(items, flag: str) -> dict[str, dict]:
+    """``NAME.KEY=VALUE`` items (``--reward-arg``, ``--env-arg``) -> {name: {key: value}}."""
+    params: dict[str, dict] = {}
+    for item in items or ():
+        left, sep, value = item.partition("=")
+        # a path's name holds dots (./brevity.py:score.max_words): its key is after the last one
+        name, dot, key = (part.strip() for part in (left.rpartition(".") if ":" in left else left.partition(".")))
+        if not sep or not dot or not name or not key:
+            raise UsageError(f"{flag} '{item}' is not of the form NAME.KEY=VALUE")
+        params.setdefault(name, {})[key] = value
+    return params
 
 
 def parse_reward_options(rewards, reward_args) -> tuple[list[str], dict[str, float], dict[str, dict]]:
@@ -222,10 +235,11 @@ def file_layer(data: dict, path: str) -> dict:
         if problem:
             raise UsageError(f"config file '{path}': {problem}")
         result[setting.name] = value
-    for name, values in result.get("reward_args", {}).items():
-        if not isinstance(values, dict):
-            raise UsageError(f"config file '{path}': reward_args of '{name}' must be a mapping of parameter to "
-                             f"value, like {{target: 300}}, got {values!r}")
+    for key in ("reward_args", "env_args"):
+        for name, values in result.get(key, {}).items():
+            if not isinstance(values, dict):
+                raise UsageError(f"config file '{path}': {key} of '{name}' must be a mapping of parameter to "
+                                 f"value, like {{target: 300}}, got {values!r}")
     grpo = parse_grpo_fields(data, f"config file '{path}'")
     if grpo:
         result["grpo"] = grpo

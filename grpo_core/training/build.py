@@ -3,12 +3,13 @@ changes and grpo-core's callbacks."""
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 from grpo_core.plugins.loading import model_path
 from grpo_core.rundir.record import base_model_words
-from grpo_core.training import control, health, trl_contract
+from grpo_core.training import control, health, tools, trl_contract
 from grpo_core.training.callbacks import Alarms, HealthCallback, ModelCardCallback, run_callbacks
 from grpo_core.training.resolve import ResolvedRun
 from grpo_core.training.schedules import adaptive_observer, weights_callback
@@ -31,6 +32,13 @@ def build_trainer(run: ResolvedRun, progress: bool = True):
 
         peft_config = LoraConfig(**run.profile.lora)
     model, tokenizer, peft_config = starting_model(model_path(run.model), run.lora_adapter, args, peft_config)
+    environments = {}
+    if run.environments:  # episodes: the model calls the environments' tools, in a chat template that renders them
+        tokenizer = tokenizer or _tokenizer(model_path(run.model))
+        if run.chat_template is not None:
+            tokenizer.chat_template = run.chat_template
+        environments["environment_factory"] = tools.environment_factory(run.environments)
+        os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")  # environment_factory is experimental in TRL
     # TRL loads the model once, from args.model_init_kwargs, and its tokenizer (setting a missing pad token).
     trainer = GRPOTrainer(
         model=model,
@@ -39,6 +47,7 @@ def build_trainer(run: ResolvedRun, progress: bool = True):
         train_dataset=run.dataset,
         processing_class=tokenizer,
         peft_config=peft_config,
+        **environments,
     )
     warn = lambda message: log_stderr(f"warning: {message}")  # noqa: E731
     alarms = Alarms(warn, run.settings.stop_on)
@@ -93,6 +102,12 @@ def starting_model(model: str, lora_adapter: str | None, args, peft_config):
     base = trl_contract.load_base_model(model, args.model_init_kwargs)
     return (PeftModel.from_pretrained(base, lora_adapter, is_trainable=True), AutoTokenizer.from_pretrained(lora_adapter),
             None)
+
+
+def _tokenizer(path: str):
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(path)
 
 
 def quiet_libraries() -> None:

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from grpo_core.errors import UsageError
 from grpo_core.plugins import get_registry
-from grpo_core.plugins.loading import load_dataset_offline_first, load_rewards, validate_columns, validate_model_name
+from grpo_core.plugins.loading import (episode_rewards, load_dataset_offline_first, load_environments, load_rewards,
+                                       validate_columns, validate_model_name)
 from grpo_core.rewards.backend import configure_scoring, validate_scoring
 from grpo_core.rundir.folder import validate_is_folder
 from grpo_core.settings.declared import RunSettings, parse_grpo_fields
@@ -16,8 +17,10 @@ from grpo_core.settings.grpo_fields import validate_grpo_config
 from grpo_core.settings.layers import layer
 from grpo_core.training import control, health, launch
 from grpo_core.training.schedules import build_schedules, constant_weights
+from grpo_core.training.tools import validate_environment_column
 
 DEFAULT_OUTPUT_DIR = "runs/grpo"
+DEFAULT_TOOL_TURNS = 4  # max_tool_calling_iterations of a run with environments (TRL's default has no limit)
 
 
 @dataclass
@@ -36,6 +39,9 @@ class ResolvedRun:
     schedules: dict = field(default_factory=dict)  # reward name -> schedules.Schedule of its weight
     lora_adapter: str | None = None  # a LoRA adapter folder to continue training (a stage after the first)
     place: launch.Place = field(default_factory=launch.Place)  # the machines it trains on
+    environments: list = field(default_factory=list)  # plugins.loading.Environment, each with its parameters
+    chat_template: str | None = None  # the tool template the model gets (None: its own), once tools.pick_template ran
+    chat_template_source: str | None = None  # where that template comes from, said by --dry-run
 
 
 def resolve(settings: RunSettings, log=print, load_dataset: bool = True, num_processes: int | None = None) -> ResolvedRun:
@@ -44,13 +50,15 @@ def resolve(settings: RunSettings, log=print, load_dataset: bool = True, num_pro
     With ``load_dataset=False`` (``--dry-run``) no dataset is read and nothing touches the network.
     """
     registry = get_registry()
-    if not settings.rewards:
+    environments = load_environments(settings.environments, settings.env_args)
+    if not settings.rewards and not any(e.has_reward for e in environments):
         raise UsageError("no reward selected; add --reward NAME (installed: "
                          f"{', '.join(sorted(registry.items['rewards'])) or 'none'})")
     control.validate_control(settings)
     health.validate_health(settings)
     weights = {**settings.weights, **constant_weights(settings.reward_schedules, settings.rewards)}
     rewards = load_rewards(settings.rewards, params=settings.reward_args, weights=weights, dataset=settings.dataset)
+    rewards += episode_rewards(environments, weights)
     schedules = build_schedules(settings.reward_schedules, rewards)
     validate_scoring(settings.reward_workers, settings.reward_backend, settings.ray_address)
     registry.profile(settings.profile)  # the name only; a profile that picks looks at the hardware below
@@ -71,11 +79,13 @@ def resolve(settings: RunSettings, log=print, load_dataset: bool = True, num_pro
     grpo["reward_weights"] = [float(r.weight) for r in rewards]
     if profile.model_kwargs:  # a profile written before model_init_kwargs: the same arguments, under TRL's name
         grpo["model_init_kwargs"] = {**profile.model_kwargs, **(grpo.get("model_init_kwargs") or {})}
+    if environments:
+        grpo.setdefault("max_tool_calling_iterations", DEFAULT_TOOL_TURNS)
     if not grpo.get("use_cpu") and not _has_accelerator():
         grpo.update(use_cpu=True, bf16=False, fp16=False)  # TRL defaults to bf16, which fails on a CPU
     validate_grpo_config(grpo, process_count(profile, num_processes, place))
     run = ResolvedRun(settings, rewards, None, dataset_params, settings.model, profile, reason, grpo, dataset_spec,
-                      schedules, place=place)
+                      schedules, place=place, environments=environments)
     if load_dataset:
         load_data(run)
     return run
@@ -97,6 +107,7 @@ def load_data(run: ResolvedRun) -> None:
     """Read the run's dataset (offline first) and check it has what each reward reads."""
     run.dataset = load_dataset_offline_first(run.dataset_spec, run.dataset_params, run.settings.dataset)
     validate_columns(run.dataset, run.rewards, run.settings.dataset)
+    validate_environment_column(run.dataset, run.environments, run.settings.dataset)
 
 
 def process_count(profile, num_processes: int | None, place: launch.Place = launch.Place()) -> int:

@@ -12,8 +12,8 @@ from grpo_core.checks.report import format_report, preflight_summary
 from grpo_core.checks.run import dataset_rows, preflight as preflight_checks
 from grpo_core.errors import GrpoError, UsageError
 from grpo_core.plugins import get_registry
-from grpo_core.plugins.loading import (load_rewards, model_path, validate_columns, validate_model_available,
-                                       validate_model_name)
+from grpo_core.plugins.loading import (is_episode_reward, load_rewards, model_path, validate_columns,
+                                       validate_model_available, validate_model_name)
 from grpo_core.rundir import outputs
 from grpo_core.rundir.claim import replace_outputs, validate_outputs
 from grpo_core.rundir.names import METRICS_FILE
@@ -22,6 +22,7 @@ from grpo_core.settings.layers import flag_layer, settings_from_options
 from grpo_core.training import collector, control, launch, stages
 from grpo_core.training.aggregation import aggregation_lines
 from grpo_core.training.resolve import DEFAULT_OUTPUT_DIR, load_data, profile_line, resolve, start_scoring
+from grpo_core.training.tools import model_is_folder, pick_template
 from grpo_core.training.train import Outcome, claim_folder, train
 from grpo_core.training.sample import (comparison_heading, format_comparison, has_held_out_split, held_out,
                                        held_out_rows, score_models)
@@ -55,6 +56,8 @@ def _run(dry_run, num_processes, argv, stage, options: dict) -> None:
     )
     control_run = _resolve_control(run, command, log) if settings.control and not launched else None
     if dry_run:
+        if model_is_folder(run.model):  # which tool template the model gets, read from its tokenizer
+            pick_template(run)
         log(profile_line(run))
         _log_aggregation(run, log)
         click.echo(describe(run, command))
@@ -62,6 +65,9 @@ def _run(dry_run, num_processes, argv, stage, options: dict) -> None:
     compare = settings.compare and not launched  # the held-out comparison comes first, then the summary
     if not launched:
         validate_model_available(run.model)
+        pick_template(run)  # a model that cannot call tools is the user's input: said before anything loads
+        if run.environments:
+            log(f"chat template: {run.chat_template_source}")
     start_scoring(run)
     load_data(run)  # a bad dataset is the user's input: said before the output folder's state
     if control_run is not None:  # its folder is checked before the run trains, not found taken after it
@@ -159,13 +165,14 @@ def _compare(run, n: int, control_run=None) -> None:
     if control_run is not None:
         models.append((f"{Path(control_run.grpo['output_dir']) / 'final'} (control)",
                        str(Path(control_run.grpo["output_dir"]) / "final")))
-    results = score_models(models, rows, run.rewards, max_new_tokens=tokens)
+    scored = [r for r in run.rewards if not is_episode_reward(r)]  # generated without tools: no episode to score
+    results = score_models(models, rows, scored, max_new_tokens=tokens)
     click.echo(f"{comparison_heading(spec, run.dataset_params)}{where}:", err=True)
     click.echo(format_comparison(results), err=True)
     if control_run is not None:
         held = has_held_out_split(spec, run.dataset_params)
         on = f"{len(rows)} questions" if held else f"{len(rows)} rows"
-        for line in control.gain_lines(results, [r.__name__ for r in run.rewards], on, held):
+        for line in control.gain_lines(results, [r.__name__ for r in scored], on, held):
             click.echo(line, err=True)
     records = outputs.read_metrics(output_dir / METRICS_FILE)
     click.echo(outputs.run_summary(records, run.rewards, run.schedules), err=True)
@@ -173,8 +180,11 @@ def _compare(run, n: int, control_run=None) -> None:
 
 def preflight(run) -> None:
     """The quick property checks of the run's rewards on its dataset's rows; GrpoError when one fails."""
+    rewards = [r for r in run.rewards if not is_episode_reward(r)]  # an episode's reward needs an episode
+    if not rewards:
+        return
     rows = dataset_rows(run.dataset)
-    report = preflight_checks(run.rewards, rows, budget_s=PREFLIGHT_BUDGET_S)
+    report = preflight_checks(rewards, rows, budget_s=PREFLIGHT_BUDGET_S)
     if not report.ok:
         click.echo(format_report(report), err=True)
         raise GrpoError("preflight checks failed (shown above); fix the reward, or skip the checks with --no-preflight")

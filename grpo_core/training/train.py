@@ -17,6 +17,7 @@ from grpo_core.rundir.names import FINAL_DIR, MERGED_DIR, METRICS_FILE, PLOT_FIL
 from grpo_core.rundir.record import write_run_config
 from grpo_core.training import collector, launch
 from grpo_core.training.resolve import ResolvedRun, load_data
+from grpo_core.training.tools import pick_template
 
 
 class Outcome(enum.Enum):
@@ -81,6 +82,7 @@ def _train(run: ResolvedRun, log, progress: bool, output_dir: Path, checkpoint, 
         load_data(run)
     if validate_model_available(run.model):
         offline.go_offline()  # the model is local; the dataset was read offline or is in memory now
+    pick_template(run)  # a stage, or a process accelerate launched, chooses it here
     if launch.is_global_main():  # the run folder's shared outputs are rank 0's, on whichever machine's disk
         write_run_config(run, output_dir / RUN_CONFIG)
     trainer = build_trainer(run, progress=progress)

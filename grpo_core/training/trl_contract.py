@@ -56,6 +56,19 @@ TEXTS = {
         "trl.templates/lm_model_card.md",
         'model="{{ hub_model_id }}"',
     ),
+    "how an environment's tools and reward are found": (
+        "GRPOTrainer lists the functions of an environment's class: public ones become tools and get_reward becomes "
+        "a reward of its own; grpo-core hides get_reward from that list (environment_factory) and scores the "
+        "episode through its own Reward, with declared bounds and unscored episodes counted",
+        "trl.trainer.grpo_trainer",
+        'inspect.getmembers(type(instance), predicate=inspect.isfunction)',
+    ),
+    "the ChatML tool-calling chat template": (
+        "a model whose own template cannot render tool calls but that speaks ChatML (SmolLM2, Qwen) is given this "
+        "template of TRL's (tool_template)",
+        "trl/chat_templates/qwen2_5.jinja",
+        "<tool_call>",
+    ),
     "the log line of rows no reward scored": (
         "TRL logs it for every such row, each step; MonitorCallback says it once, in plain words, so it is filtered",
         "trl.trainer.grpo_trainer",
@@ -129,6 +142,39 @@ def name_base_model(card: str, named: str, final: str) -> str:
     and its quick start loading ``final`` (see TEXTS)."""
     return (card.replace("[None](https://huggingface.co/None)", named)
             .replace('model="None"', f'model="{final}"'))
+
+
+CHATML_TOOL_TEMPLATE = "qwen2_5"  # TRL's template for the ChatML tokens: <|im_start|>role ... <|im_end|>
+
+
+def tool_template(name: str = CHATML_TOOL_TEMPLATE) -> str:
+    """The text of the chat template TRL ships as ``chat_templates/<name>.jinja`` (see TEXTS)."""
+    from importlib import resources
+
+    return resources.files("trl").joinpath(f"chat_templates/{name}.jinja").read_text(encoding="utf-8")
+
+
+class _HiddenMethod:
+    """A method that TRL's listing of an environment class's functions does not see, still a method of each
+    instance."""
+
+    def __init__(self, function) -> None:
+        self.function = function
+
+    def __get__(self, instance, owner=None):
+        return self if instance is None else self.function.__get__(instance, owner)
+
+
+def environment_factory(cls: type, params: dict, hide_reward: bool):
+    """What ``GRPOTrainer(environment_factory=...)`` takes for ``cls``: instances made with ``params``; with
+    ``hide_reward``, its ``get_reward`` is not TRL's reward too (grpo-core scores it; see TEXTS)."""
+    import functools
+
+    if not hide_reward:
+        return functools.partial(cls, **params)
+    made = type(cls.__name__, (cls,), {"get_reward": _HiddenMethod(cls.get_reward), "__module__": cls.__module__,
+                                       "__qualname__": cls.__qualname__, "__doc__": cls.__doc__})
+    return functools.partial(made, **params)
 
 
 def set_reward_weights(trainer, weights: list[float]) -> None:

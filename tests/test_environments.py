@@ -1,0 +1,208 @@
+"""Environments: a plain TRL environment class (or a registered EnvironmentSpec) selected with --env, checked before
+any model loads, given a chat template that renders tools, and trained through TRL's environment_factory with its
+episode reward scored as a grpo-core reward."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from grpo_core import EnvironmentSpec, Param, hookimpl
+from grpo_core.cli import cli
+from grpo_core.errors import UsageError
+from grpo_core.plugins import registered
+from grpo_core.plugins.loading import Environment, load_environments
+from grpo_core.training import trl_contract, tools
+
+from cli_helpers import invoke
+from test_faults import refused
+
+CALCULATOR = '''
+from fractions import Fraction
+
+
+class Calc:
+    """Exact arithmetic as tools."""
+
+    bounds = (0.0, 1.0)
+
+    def __init__(self, places: int = 0):
+        self.places = places
+
+    def reset(self, **row):
+        self.answer, self.calls = row.get("answer"), 0
+
+    def multiply(self, a: str, b: str) -> str:
+        """Multiply two numbers exactly.
+
+        Args:
+            a: the first number
+            b: the second number
+
+        Returns:
+            The product.
+        """
+        self.calls += 1
+        return str(Fraction(a) * Fraction(b))
+
+    def get_reward(self) -> float:
+        return float(self.calls > 0)
+'''
+
+
+@pytest.fixture
+def calc_file(tmp_path):
+    path = tmp_path / "calc.py"
+    path.write_text(CALCULATOR)
+    return path
+
+
+@pytest.fixture
+def problems(tmp_path):
+    path = tmp_path / "problems.jsonl"
+    rows = [{"prompt": [{"role": "user", "content": f"What is {a} * {b}?"}], "answer": str(a * b)}
+            for a, b in [(123, 456), (789, 12), (34, 56), (77, 88)]]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return path
+
+
+def env_args(calc, data, out, *extra):
+    return ["--env", f"{calc}:Calc", "--reward", "length", "--dataset", "local", "--dataset-arg", f"path={data}",
+            "--model", "tiny-random", "--output-dir", out, "--no-preflight", "--set", "num_generations=2",
+            "--set", "per_device_train_batch_size=2", "--max-steps", "2", *extra]
+
+
+def test_a_plain_trl_class_from_a_file_is_an_environment_with_its_tools(calc_file, problems, tmp_path, cache_dir):
+    from grpo_core import resolve_model
+
+    args = env_args(calc_file, problems, tmp_path / "out", "--dry-run")
+    code, output = invoke(*args)
+    assert code == 0, output
+    described = json.loads(output[output.index("{"):])
+    (environment,) = described["environments"]
+    assert environment == {"name": "calc:Calc", "params": {"places": 0}, "tools": ["multiply"]}
+    assert described["chat_template"] == "chosen from the model's tokenizer before the model loads"  # an alias
+    args[args.index("tiny-random")] = resolve_model("tiny-random")  # a folder: its tokenizer is read
+    code, output = invoke(*args)
+    described = json.loads(output[output.index("{"):])
+    assert described["chat_template"].startswith("TRL's qwen2_5.jinja")  # tiny-random speaks ChatML, no tools
+    assert [r["name"] for r in described["rewards"]] == ["length", "calc:Calc"]  # the episode's own reward
+    assert described["grpo_config"]["max_tool_calling_iterations"] == 4
+
+
+def test_env_args_reach_the_class_and_an_unknown_one_is_named(calc_file):
+    (environment,) = load_environments([f"{calc_file}:Calc"], {"calc:Calc": {"places": "3"}})
+    assert environment.make().places == 3
+    with pytest.raises(UsageError, match="environment 'calc:Calc' has no parameter 'digits'; its parameters: places"):
+        load_environments([f"{calc_file}:Calc"], {"calc:Calc": {"digits": "3"}})
+
+
+def test_trl_does_not_see_get_reward_as_a_reward_of_its_own_and_the_episode_is_scored_by_grpo_core(calc_file):
+    import inspect
+
+    (environment,) = load_environments([f"{calc_file}:Calc"])
+    factory = tools.environment_factory([environment])
+    instance = factory()
+    functions = dict(inspect.getmembers(type(instance), predicate=inspect.isfunction))
+    assert "get_reward" not in functions and "multiply" in functions  # as GRPOTrainer lists them
+    instance.reset(answer="56088")
+    assert instance.get_reward() == 0.0
+    instance.multiply("123", "456")
+    assert instance.get_reward() == 1.0
+    assert not trl_contract.missing()  # the listing it relies on is TRL's
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("class Calc:\n    def multiply(self, a: str) -> str:\n        return a\n", "has no reset(**row) method"),
+    ("class Calc:\n    def __init__(self):\n        raise ValueError('no key set')\n    def reset(self, **row):\n"
+     "        pass\n", "Calc() raised ValueError: no key set"),
+    ("class Calc:\n    def __init__(self, key):\n        pass\n    def reset(self, **row):\n        pass\n",
+     "every parameter of its __init__ needs a default"),
+    ("calc = 3\n", "has no function 'Calc'"),
+])
+def test_a_broken_environment_class_is_exit_2_before_anything_loads(source, expected, problems, tmp_path):
+    (tmp_path / "calc.py").write_text(source)
+    out = tmp_path / "out"
+    out.mkdir()
+    refused(env_args(tmp_path / "calc.py", problems, out), expected, folder=out)
+
+
+def test_an_unknown_environment_is_exit_2_listing_the_installed(problems, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    refused(["--env", "calculatr", *env_args("x", problems, out)[2:]], "unknown environment 'calculatr'", folder=out)
+
+
+def test_several_environments_need_an_environment_column(calc_file, problems, tmp_path, cache_dir):
+    second = tmp_path / "other.py"
+    second.write_text(CALCULATOR)
+    out = tmp_path / "out"
+    out.mkdir()
+    refused([*env_args(calc_file, problems, out), "--env", f"{second}:Calc"],
+            "has no 'environment' column", folder=out)
+
+
+def test_a_model_whose_template_cannot_call_tools_is_exit_2_naming_chat_template(calc_file, problems, tmp_path,
+                                                                                 cache_dir):
+    from grpo_core import resolve_model
+
+    model = tmp_path / "model"
+    shutil.copytree(resolve_model("tiny-random"), model)
+    (model / "chat_template.jinja").write_text("{% for m in messages %}[{{ m['role'] }}] {{ m['content'] }}\n"
+                                               "{% endfor %}")
+    out = tmp_path / "out"
+    out.mkdir()
+    args = env_args(calc_file, problems, out)
+    args[args.index("tiny-random")] = str(model)
+    refused(args, ["cannot render tool calls", "--chat-template FILE"], folder=out)
+    template = tmp_path / "tools.jinja"
+    template.write_text("{% for m in messages %}{{ m['content'] }}{% endfor %}")
+    refused([*args, "--chat-template", str(template)], "cannot render a tool-calling conversation", folder=out)
+    template.write_text("{{ messages }}{{ tools }}")  # renders the calls, in no format TRL can parse back
+    refused([*args, "--chat-template", str(template)], "TRL knows no way to read tool calls back", folder=out)
+    template.write_text(trl_contract.tool_template())
+    code, output = invoke(*args, "--chat-template", str(template), "--dry-run")
+    assert code == 0 and f'"chat_template": "--chat-template {template}"' in output, output
+
+
+class CalculatorPlugin:
+    @hookimpl
+    def register_environments(self, register):
+        register(EnvironmentSpec(name="calculator", description="exact arithmetic", factory="calc_module:Calc",
+                                 params=(Param("places", 0, int, "decimal places"),), columns=("answer",)))
+
+
+def test_a_registered_environment_is_listed_with_its_tools(calc_file, monkeypatch):
+    monkeypatch.syspath_prepend(str(calc_file.parent))
+    shutil.copy(calc_file, calc_file.parent / "calc_module.py")
+    with registered(CalculatorPlugin(), distribution="grpo-env-calculator"):
+        result = CliRunner().invoke(cli, ["environments", "--json"])
+        assert result.exit_code == 0, result.output
+        (row,) = [r for r in json.loads(result.output) if r["name"] == "calculator"]
+        assert row["tools"] == ["multiply"] and row["reward"] == [0.0, 1.0] and row["columns"] == ["answer"]
+        assert row["distribution"] == "grpo-env-calculator"
+        plugins = CliRunner().invoke(cli, ["plugins", "--json"])
+        (info,) = [r for r in json.loads(plugins.output) if r["distribution"] == "grpo-env-calculator"]
+        assert info["registers"] == {"environments": ["calculator"]}
+        (environment,) = load_environments(["calculator"], {"calculator": {"places": "2"}})
+        assert isinstance(environment, Environment) and environment.make().places == 2
+
+
+@pytest.mark.slow
+def test_a_run_with_an_environment_trains_and_logs_tools_and_the_episode_reward(calc_file, problems, tmp_path,
+                                                                                cache_dir):
+    out = tmp_path / "out"
+    code, output = invoke(*env_args(calc_file, problems, out))
+    assert code == 0, output
+    assert "chat template: TRL's qwen2_5.jinja" in output
+    records = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    steps = [r for r in records if "step" in r]
+    assert len(steps) == 2
+    assert all("tools/call_frequency" in r and "tools/failure_frequency" in r for r in steps)
+    assert all("rewards/calc:Calc/mean" in r and "rewards/length/mean" in r for r in steps)
+    assert not [k for r in steps for k in r if k.startswith("rewards/Calc")]  # TRL's own copy is not there
+    assert (out / "final" / "chat_template.jinja").read_text() == trl_contract.tool_template()
+    config = (out / "run_config.yaml").read_text()
+    assert f"{calc_file}:Calc" in config and "calc:Calc=" not in config  # --env reproduces it, not a reward
