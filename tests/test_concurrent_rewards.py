@@ -133,6 +133,19 @@ def test_an_async_reward_scores_items_at_once_and_its_limit_cancels_a_wait():
     assert logged["rewards/awaited/timeouts"] == 2.0
 
 
+class LazyPlugin:
+    @hookimpl
+    def register_rewards(self, register):
+        register(RewardSpec("awaited-lazy", "an async reward named by its module", "reward_fixtures:waits_async"))
+
+
+def test_an_async_reward_named_as_a_module_string_is_awaited_too():
+    with registered(LazyPlugin()):
+        (reward,) = load_rewards(["awaited-lazy"])
+    assert type(reward) is ConcurrentReward
+    assert reward.score(prompts=["p"] * 2, completions=["abc", "boom"]) == [3.0, None]
+
+
 def test_an_async_reward_can_be_scored_where_an_event_loop_is_running():
     with registered(Plugin()):
         (reward,) = load_rewards(["awaited"])

@@ -248,6 +248,9 @@ def waits(spec) -> bool:
 
 
 def _is_async(func) -> bool:
+    """An ``async def`` function, or a callable object whose ``__call__`` is one; a ``"module:function"`` string
+    (LazyCallable) is looked through to the function it names."""
+    func = getattr(func, "__wrapped__", func)
     return inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(getattr(func, "__call__", None))
 
 
