@@ -103,7 +103,7 @@ def test_trl_does_not_see_get_reward_as_a_reward_of_its_own_and_the_episode_is_s
     import inspect
 
     (environment,) = load_environments([f"{calc_file}:Calc"])
-    factory = tools.environment_factory([environment])
+    factory = tools.environment_factory([environment], 5.0, tools.ToolStats())
     instance = factory()
     functions = dict(inspect.getmembers(type(instance), predicate=inspect.isfunction))
     assert "get_reward" not in functions and "multiply" in functions  # as GRPOTrainer lists them
@@ -112,6 +112,65 @@ def test_trl_does_not_see_get_reward_as_a_reward_of_its_own_and_the_episode_is_s
     instance.multiply("123", "456")
     assert instance.get_reward() == 1.0
     assert not trl_contract.missing()  # the listing it relies on is TRL's
+
+
+class Slow:
+    def reset(self, **row):
+        pass
+
+    def wait(self, seconds: float) -> str:
+        """Wait a while.
+
+        Args:
+            seconds: how long
+
+        Returns:
+            "done".
+        """
+        import time
+
+        time.sleep(seconds)
+        return "done"
+
+    def fail(self, text: str) -> str:
+        """Fail.
+
+        Args:
+            text: anything
+
+        Returns:
+            Never.
+        """
+        raise ValueError(f"cannot {text}")
+
+
+def test_a_tool_past_its_limit_is_abandoned_counted_and_reported_as_its_failure():
+    import time
+
+    from transformers.utils import get_json_schema
+
+    stats = tools.ToolStats()
+    spec = EnvironmentSpec("slow", "waits", Slow)
+    factory = tools.environment_factory([Environment(spec, {}, "slow")], 0.3, stats)
+    episode = factory()
+    assert get_json_schema(episode.wait) == get_json_schema(Slow().wait)  # what TRL shows the model is unchanged
+    assert episode.wait(0.0) == "done"
+    started = time.monotonic()
+    with pytest.raises(TimeoutError, match="tool 'wait' took longer than 0.3 s"):
+        episode.wait(30.0)
+    assert time.monotonic() - started < 2
+    with pytest.raises(ValueError, match="cannot go"):  # the tool's own error, as TRL would see it uncalled
+        episode.fail("go")
+    taken = stats.take()
+    assert taken["tools/wait/calls"] == 2 and taken["tools/wait/timeouts"] == 1 and taken["tools/fail/calls"] == 1
+    assert 0.3 <= taken["tools/wait/seconds"] < 2
+    assert stats.take() == {}  # counted once, per logging step
+    from grpo_core.training.callbacks import ToolStatsCallback
+
+    episode.wait(0.0)
+    logs = {"reward": 0.5}
+    ToolStatsCallback(stats).on_log(None, None, None, logs=logs)
+    assert logs["tools/wait/calls"] == 1 and logs["tools/wait/timeouts"] == 0  # into metrics.jsonl with the step
 
 
 @pytest.mark.parametrize("source, expected", [

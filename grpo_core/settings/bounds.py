@@ -46,6 +46,7 @@ BOUNDS: dict[str, Bound] = {
     "reward_workers": Bound("worker processes that score rewards", "4", low=1),
     "probe": Bound("held-out prompts the policy is probed on while training, 0 for none", "50", low=0),
     "probe_every": Bound("steps between held-out probes", "5", low=1),
+    "tool_timeout": Bound("seconds a tool call may take", "30", low=0, low_open=True),
     "audit_every": Bound("steps between audits of the paid completions", "1", low=1),
     "num_machines": Bound("machines training together", "2", low=1),
     "machine_rank": Bound("this machine's rank among the machines", "0", low=0),

@@ -35,6 +35,9 @@ KINDS = {
     "command": "a train option that steers the command rather than the run",
 }
 # Items of these repeatable flags are read by grpo_core.settings.layers.flag_layer, one syntax each.
+# The tool-calling turns an episode makes at most (GRPOConfig's max_tool_calling_iterations) unless a run sets it: TRL's
+# own default has no limit. Training sets it; the environment checks call a tool this many times in a row.
+DEFAULT_TOOL_TURNS = 4
 REPEATED = ("NAME[=WEIGHT]", "NAME.KEY=VALUE", "NAME=SCHEDULE", "KEY=VALUE", "FIELD=VALUE", "SIGNAL", "ENV")
 
 
@@ -66,6 +69,9 @@ class Settings:
     env_args: dict[str, dict] = setting(
         {}, "Environment parameters, e.g. calculator.max_digits=8 (file: {calculator: {max_digits: 8}}).", "--env-arg",
         "NAME.KEY=VALUE")
+    tool_timeout: float = setting(
+        30.0, "Seconds a tool call may take in training: a call past it is abandoned, the model is told it failed "
+        "(tools/failure_frequency), and tools/<tool>/timeouts counts it.", "--tool-timeout", "SECONDS")
     chat_template: str | None = setting(
         None, "A Jinja chat template file that renders tool calls, for a model with environments whose own template "
         "cannot and whose token format grpo-core has no tool template for.", "--chat-template", "FILE")

@@ -10,7 +10,7 @@ from pathlib import Path
 from grpo_core.plugins.loading import model_path
 from grpo_core.rundir.record import base_model_words
 from grpo_core.training import control, health, tools, trl_contract
-from grpo_core.training.callbacks import Alarms, HealthCallback, ModelCardCallback, run_callbacks
+from grpo_core.training.callbacks import Alarms, HealthCallback, ModelCardCallback, ToolStatsCallback, run_callbacks
 from grpo_core.training.resolve import ResolvedRun
 from grpo_core.training.schedules import adaptive_observer, weights_callback
 
@@ -37,7 +37,9 @@ def build_trainer(run: ResolvedRun, progress: bool = True):
         tokenizer = tokenizer or _tokenizer(model_path(run.model))
         if run.chat_template is not None:
             tokenizer.chat_template = run.chat_template
-        environments["environment_factory"] = tools.environment_factory(run.environments)
+        tool_stats = tools.ToolStats()
+        environments["environment_factory"] = tools.environment_factory(run.environments, run.settings.tool_timeout,
+                                                                        tool_stats)
         os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")  # environment_factory is experimental in TRL
     # TRL loads the model once, from args.model_init_kwargs, and its tokenizer (setting a missing pad token).
     trainer = GRPOTrainer(
@@ -60,6 +62,8 @@ def build_trainer(run: ResolvedRun, progress: bool = True):
     if run.schedules:  # weights that change: set on TRL's reward_weights, logged as weights/<reward>
         loggers.append(weights_callback(trainer, run.rewards, run.schedules))
     loggers.append(HealthCallback(signals, alarms, probe))
+    if run.environments:  # each tool's calls, seconds and timeouts, logged as tools/<tool>/*
+        loggers.append(ToolStatsCallback(tool_stats))
     quiet = progress and args.disable_tqdm
     if quiet:  # our one-line progress bar replaces the library's
         trainer.remove_callback(PrinterCallback)

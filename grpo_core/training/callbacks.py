@@ -358,3 +358,14 @@ class ModelCardCallback(TrainerCallback):
         card = Path(args.output_dir) / MODEL_CARD
         if state.is_world_process_zero and card.is_file():
             write_atomic(card, name_base_model(card.read_text(), self.named, str(Path(args.output_dir) / FINAL_DIR)))
+
+
+class ToolStatsCallback(TrainerCallback):
+    """Adds each tool's calls, seconds and timeouts since the last logged step to the logs (``tools/<tool>/*``)."""
+
+    def __init__(self, stats) -> None:
+        self.stats = stats
+
+    def on_log(self, args, state, control, logs=None, **kwargs):
+        if logs is not None and "reward" in logs:
+            logs.update(self.stats.take())

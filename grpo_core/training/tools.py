@@ -3,6 +3,11 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
+import threading
+import time
+from collections import defaultdict
 from pathlib import Path
 
 from grpo_core.errors import UsageError
@@ -69,11 +74,70 @@ def model_is_folder(name: str) -> bool:
     return get_registry().model(name) is None and Path(name).is_dir()
 
 
-def environment_factory(environments: list[Environment]):
+class ToolStats:
+    """Each tool's calls, seconds and timeouts since the last logging step, as ``tools/<tool>/<count>`` metrics."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._counts: dict[str, dict[str, float]] = defaultdict(lambda: {"calls": 0, "seconds": 0.0, "timeouts": 0})
+
+    def record(self, tool: str, seconds: float, timed_out: bool) -> None:
+        with self._lock:
+            counts = self._counts[tool]
+            counts["calls"] += 1
+            counts["seconds"] += seconds
+            counts["timeouts"] += int(timed_out)
+
+    def take(self) -> dict[str, float]:
+        """The metrics since the last call (one logging step), and a fresh start."""
+        with self._lock:
+            taken, self._counts = self._counts, defaultdict(lambda: {"calls": 0, "seconds": 0.0, "timeouts": 0})
+        return {f"tools/{tool}/{name}": value for tool, counts in sorted(taken.items())
+                for name, value in counts.items()}
+
+
+def limited(method, tool: str, seconds: float, stats: ToolStats):
+    """``method`` run in a thread of its own for at most ``seconds``: a call past the limit is abandoned (a thread
+    cannot be stopped; it ends when the tool returns) and raises TimeoutError, which TRL shows the model as the
+    call's error and counts as a failure."""
+    @functools.wraps(method)
+    def call(self, *args, **kwargs):
+        outcome: dict = {}
+
+        def run() -> None:
+            try:
+                outcome["value"] = method(self, *args, **kwargs)
+            except BaseException as error:  # handed to the caller, as if called here
+                outcome["error"] = error
+
+        started = time.monotonic()
+        worker = threading.Thread(target=run, name=f"tool {tool}", daemon=True)
+        worker.start()
+        worker.join(seconds)
+        stats.record(tool, time.monotonic() - started, worker.is_alive())
+        if worker.is_alive():
+            raise TimeoutError(f"tool '{tool}' took longer than {seconds:g} s; call it with other arguments, or "
+                               "answer without it")
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome["value"]
+
+    return call
+
+
+def environment_factory(environments: list[Environment], seconds: float, stats: ToolStats):
     """TRL's ``environment_factory``: one environment's factory, or several keyed by name (each dataset row names
-    its own in the ``environment`` column)."""
-    factories = {e.name: trl_contract.environment_factory(e.spec.environment_class, e.params, e.has_reward)
-                 for e in environments}
+    its own in the ``environment`` column). Each tool runs under the per-call limit ``seconds``, its calls and
+    times counted in ``stats``."""
+    factories = {}
+    for environment in environments:
+        cls = environment.spec.environment_class
+        tools = {name: limited(getattr(cls, name), name, seconds, stats) for name in environment.spec.tool_names()
+                 if not inspect.iscoroutinefunction(getattr(cls, name))}
+        limited_cls = type(cls.__name__, (cls,), {**tools, "__module__": cls.__module__,
+                                                  "__qualname__": cls.__qualname__, "__doc__": cls.__doc__})
+        factories[environment.name] = trl_contract.environment_factory(limited_cls, environment.params,
+                                                                       environment.has_reward)
     return next(iter(factories.values())) if len(factories) == 1 else factories
 
 
