@@ -12,7 +12,7 @@ from grpo_core.plugins.loading import (episode_rewards, load_dataset_offline_fir
                                        validate_columns, validate_model_name)
 from grpo_core.rewards.backend import configure_scoring, validate_scoring
 from grpo_core.rundir.folder import validate_is_folder
-from grpo_core.settings.declared import RunSettings, parse_grpo_fields
+from grpo_core.settings.declared import DEFAULT_TOOL_TURNS, RunSettings, parse_grpo_fields
 from grpo_core.settings.grpo_fields import validate_grpo_config
 from grpo_core.settings.layers import layer
 from grpo_core.training import control, health, launch
@@ -20,7 +20,6 @@ from grpo_core.training.schedules import build_schedules, constant_weights
 from grpo_core.training.tools import validate_environment_column
 
 DEFAULT_OUTPUT_DIR = "runs/grpo"
-DEFAULT_TOOL_TURNS = 4  # max_tool_calling_iterations of a run with environments (TRL's default has no limit)
 
 
 @dataclass
