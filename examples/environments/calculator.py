@@ -1,7 +1,11 @@
 """A plain TRL environment class: GRPOTrainer(environment_factory=Calculator) takes it as it is, and so does
 grpo-run --env examples/environments/calculator.py:Calculator."""
 
+import re
 from fractions import Fraction
+
+NUMBER = re.compile(r"-?\d+(\.\d+)?(/\d+)?")
+MAX_CHARS = 60  # a number written longer is refused: the product of two stays quick to compute and to print
 
 
 class Calculator:
@@ -24,7 +28,7 @@ class Calculator:
         Returns:
             The product, as a fraction when it is not whole.
         """
-        return self._use(lambda: Fraction(a) * Fraction(b))
+        return self._use(lambda: _number(a) * _number(b))
 
     def add(self, a: str, b: str) -> str:
         """Add two numbers exactly.
@@ -36,7 +40,7 @@ class Calculator:
         Returns:
             The sum, as a fraction when it is not whole.
         """
-        return self._use(lambda: Fraction(a) + Fraction(b))
+        return self._use(lambda: _number(a) + _number(b))
 
     def _use(self, compute) -> str:
         self.calls += 1
@@ -52,3 +56,12 @@ class Calculator:
     def get_reward(self) -> float:
         """1 when a tool call gave the gold answer, else 0: the episode is paid for using the tool right."""
         return float(self.answer is not None and any(str(r) == str(self.answer) for r in self.results))
+
+
+def _number(value) -> Fraction:
+    """``value`` as an exact number: a whole number, or text such as 123, -4.5 or 3/4; anything else (None, a list,
+    nan, 1e999999999, a thousand digits) is a ValueError, which the tool answers as an error message."""
+    text = str(value).strip() if isinstance(value, (int, float, str)) and not isinstance(value, bool) else ""
+    if len(text) > MAX_CHARS or not NUMBER.fullmatch(text):
+        raise ValueError(f"not a number: {str(value)[:MAX_CHARS]!r}; write a whole number, a decimal or a fraction")
+    return Fraction(text)
