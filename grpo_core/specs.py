@@ -227,6 +227,9 @@ class EnvironmentSpec:
     public method with type hints and a Google-style docstring is a tool the model may call, and ``get_reward()``
     (optional) scores the episode. ``params`` are given to the class as keyword arguments (``--env-arg
     NAME.KEY=VALUE``); ``columns`` are the dataset columns ``reset`` reads; ``bounds`` are those of ``get_reward``.
+    ``gold_episode`` (optional; a function or a ``"module:function"`` string) takes a dataset row and gives the tool
+    calls a right episode makes, as ``[(tool name, {argument: value}), ...]``: ``grpo-run check --env`` checks that
+    it earns the high bound, and that no other call gets the row's answer out of a tool.
     """
 
     name: str
@@ -235,10 +238,11 @@ class EnvironmentSpec:
     params: tuple[Param, ...] = ()
     columns: tuple[str, ...] = ()
     bounds: tuple[float, float] = (0.0, 1.0)
+    gold_episode: Callable[[dict], list[tuple[str, dict]]] | str | None = None
     distribution: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
-        _lazy(self, "factory")
+        _lazy(self, "factory", "gold_episode")
 
     @property
     def environment_class(self) -> type:
@@ -258,7 +262,7 @@ class EnvironmentSpec:
 
     def resolve(self, params: dict | None = None) -> dict:
         """Parameters at their defaults overlaid with ``params``, parsed and validated."""
-        _import_now(self, "factory")
+        _import_now(self, "factory", "gold_episode")
         return resolve_params(self.params, params, f"environment '{self.name}'")
 
 

@@ -6,20 +6,23 @@
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import sys
+import time
 
 import click
 
+from grpo_core.checks.env_properties import check_environment
 from grpo_core.checks.executor import abandoned_calls
 from grpo_core.checks.report import format_report
-from grpo_core.checks.results import FAIL, SKIP, PropertyResult
+from grpo_core.checks.results import FAIL, SKIP, CheckReport, PropertyResult
 from grpo_core.checks.run import DEFAULT_MAX_EXAMPLES, dataset_rows, run_checks
 from grpo_core.errors import PluginError, UsageError
 from grpo_core.plugins import get_registry
-from grpo_core.plugins.loading import load_dataset, load_rewards, validate_columns
+from grpo_core.plugins.loading import load_dataset, load_environments, load_rewards, validate_columns
 from grpo_core.settings.declared import option
-from grpo_core.settings.layers import parse_key_values, parse_reward_options
+from grpo_core.settings.layers import flag_layer, parse_key_values, parse_reward_options
 
 
 class _BadInput(click.ClickException):
@@ -32,14 +35,17 @@ class _BadInput(click.ClickException):
 @option("rewards", help="A reward to check; repeat for several (default: every installed reward, except those checked "
         "only by name, such as a judge that starts a server). Weights are ignored.")
 @option("reward_args", help="A reward parameter to check with, e.g. length.target=300.")
+@option("environments", help="An environment to check (a name, or a TRL environment class as file.py:Class): "
+        "episodes from --dataset's rows; repeat for several. Without --reward, only the environments are checked.")
+@option("env_args", help="An environment parameter to check with, e.g. calculator.max_calls=4.")
 @option("dataset", help="Check on this installed dataset's rows, as training's preflight does (default: rows each "
-        "reward declares, or drawn text).")
+        "reward declares, or drawn text); --env needs it.")
 @option("dataset_args", help="A parameter of --dataset, e.g. path=data.jsonl.")
 @click.option("--max-examples", type=click.IntRange(min=1), default=DEFAULT_MAX_EXAMPLES, show_default=True,
               help="Examples hypothesis draws per property.")
 @click.option("--seed", type=int, help="Seed for the examples; a failing run prints the seed that repeats it.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON instead of a table.")
-def check(rewards, reward_args, dataset, dataset_args, max_examples, seed, as_json):
+def check(rewards, reward_args, environments, env_args, dataset, dataset_args, max_examples, seed, as_json):
     """Check rewards with property-based tests before training with them.
 
     For every reward: one float or None per completion, finite and inside its declared bounds,
@@ -49,13 +55,23 @@ def check(rewards, reward_args, dataset, dataset_args, max_examples, seed, as_js
     task (number sprays, filler in tags, blank or near-repeated text, the gold among other numbers)
     scoring no more than they should. With --dataset, every check runs on that dataset's rows. A
     failure shows the smallest input hypothesis found. Exits with 1 when any property fails.
+
+    With --env, each environment's episodes, started from --dataset's rows: reset isolation,
+    determinism, the declared gold episode, do-nothing episodes, no leak of the gold answer,
+    hostile tool arguments, the reward's bounds and each call's time limit.
     """
     if dataset_args and not dataset:
         raise _BadInput("--dataset-arg needs --dataset NAME: the dataset whose rows the checks use")
+    if (environments or env_args) and not dataset:
+        raise _BadInput("--env needs --dataset NAME: each episode starts from one of its rows")
     try:
         names, _weights, params = parse_reward_options(rewards, reward_args)
+        env_names, env_params = _environment_options(environments, env_args)
+        environments = load_environments(env_names, env_params) if env_names else []
         load_failures, left_out = [], []
-        if names:
+        if environments and not names:
+            selected = []
+        elif names:
             selected = load_rewards(names, params=params, dataset=dataset)
         else:
             specs = get_registry().items["rewards"]
@@ -77,12 +93,18 @@ def check(rewards, reward_args, dataset, dataset_args, max_examples, seed, as_js
         rows, unfit = None, []
         if dataset:
             selected, rows, unfit = _dataset_rows(dataset, parse_key_values(dataset_args, "--dataset-arg"), selected,
-                                                  every=not names)
+                                                  every=not names and not environments, environments=environments)
     except UsageError as error:
         raise _BadInput(str(error)) from None
 
     hung_before = abandoned_calls()
-    report = run_checks(selected, max_examples=max_examples, seed=seed, rows=rows)
+    seed = random.randrange(2**32) if seed is None else seed
+    report = run_checks(selected, max_examples=max_examples, seed=seed, rows=rows) if selected else CheckReport(seed=seed)
+    for environment in environments:
+        started = time.monotonic()
+        report.params[environment.name] = dict(environment.params)
+        report.results.extend(check_environment(environment, rows, seed, max_examples))
+        report.seconds += time.monotonic() - started
     for name, message in load_failures:
         report.results.insert(0, PropertyResult(name, "load", FAIL, f"the reward does not load with its defaults: {message}"))
     for name, reason in left_out:
@@ -104,14 +126,28 @@ def check(rewards, reward_args, dataset, dataset_args, max_examples, seed, as_js
     sys.exit(code)
 
 
-def _dataset_rows(name: str, params: dict, selected: list, every: bool) -> tuple[list, list[dict], list]:
+def _environment_options(environments, env_args) -> tuple[list[str], dict[str, dict]]:
+    """``--env NAME --env-arg NAME.KEY=VALUE`` -> (names, params), as ``train`` reads them."""
+    given = flag_layer(environments=environments, env_args=env_args)
+    return given.get("environments", []), given.get("env_args", {})
+
+
+def _dataset_rows(name: str, params: dict, selected: list, every: bool,
+                  environments: list = ()) -> tuple[list, list[dict], list]:
     """The rewards to check, the dataset's rows (as preflight reads them) and the rewards left out. Checking every
     installed reward, one that reads a column the dataset lacks is left out with why; a reward named with
-    --reward is an error instead, as in training."""
+    --reward is an error instead, as in training, and so is an environment whose columns the dataset lacks."""
     import datasets  # heavy: only when a dataset is checked
 
     datasets.disable_progress_bars()  # the report (and --json) owns the output
     data = load_dataset(name, params, rewards=None if every else selected)
+    for environment in environments:
+        missing = [column for column in environment.spec.columns if column not in data.column_names]
+        if missing:
+            raise UsageError(f"environment '{environment.name}' reads column '{missing[0]}', which dataset '{name}' "
+                             f"lacks (it has {', '.join(data.column_names)})")
+    if environments and not len(data):
+        raise UsageError(f"dataset '{name}' has no rows to start episodes from")
     kept, unfit = [], []
     for reward in selected:
         try:

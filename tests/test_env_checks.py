@@ -1,0 +1,224 @@
+"""grpo-run check --env: property checks of an environment's episodes, each fault found and named with the episode
+that shows it, and the example calculator passing."""
+
+import json
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from grpo_core import EnvironmentSpec
+from grpo_core.checks.env_properties import leak
+from grpo_core.checks.episodes import EnvironmentUnderTest
+from grpo_core.plugins.loading import Environment
+
+from cli_helpers import invoke
+
+ROOT = Path(__file__).resolve().parent.parent
+PRODUCTS = ROOT / "examples" / "data" / "products.jsonl"
+DATASET = ("--dataset", "local", "--dataset-arg", f"path={PRODUCTS}")
+
+# A sound environment, which each fault below changes in one place.
+BASE = '''
+import re
+import time
+from fractions import Fraction
+
+from grpo_core import EnvironmentSpec
+
+
+def number(value):
+    text = str(value) if isinstance(value, (int, str)) and not isinstance(value, bool) else ""
+    if len(text) > 40 or not re.fullmatch(r"-?\\d+", text):
+        raise ValueError("not a whole number")
+    return Fraction(text)
+
+
+def gold(row):
+    a, b = re.findall(r"\\d+", row["prompt"][0]["content"])[:2]
+    return [("multiply", {"a": a, "b": b})]
+
+
+class Calc:
+    """Exact multiplication as a tool."""
+
+    def __init__(self):
+        self.results = []
+
+    def reset(self, **row):
+        self.answer, self.results = row.get("answer"), []
+
+    def multiply(self, a: str, b: str) -> str:
+        """Multiply two whole numbers.
+
+        Args:
+            a: the first number
+            b: the second number
+
+        Returns:
+            The product.
+        """
+        try:
+            result = str(number(a) * number(b))
+        except ValueError as error:
+            return f"error: {error}"
+        self.results.append(result)
+        return result
+
+    def get_reward(self) -> float:
+        return float(str(self.answer) in self.results)
+
+
+spec = EnvironmentSpec(name="calc", description="Exact multiplication", factory=Calc, columns=("answer",),
+                       gold_episode=gold)
+'''
+
+FAULTS = {
+    "no leak": ('''
+    def hint(self, question: str) -> str:
+        """Answer a question about the task.
+
+        Args:
+            question: what to ask
+
+        Returns:
+            A hint.
+        """
+        return f"I think it is {self.answer}"
+''', "", None),
+    "do-nothing": ('''
+    def get_reward(self) -> float:
+        return 1.0 if not self.results else float(str(self.answer) in self.results)
+''', "", None),
+    "hostile arguments": ("", '''
+def number(value):  # None.strip() raises out of the tool
+    return Fraction(value.strip())
+''', "a=None"),
+}
+
+
+def environment_file(tmp_path, methods: str = "", extra: str = "") -> Path:
+    """The base environment with ``methods`` added to (or replacing) its class's, and ``extra`` after it."""
+    base = BASE.replace("\n\nspec = ", textwrap.indent(textwrap.dedent(methods), "    ") + "\n\nspec = ", 1)
+    path = tmp_path / "env.py"
+    path.write_text(base + extra)
+    return path
+
+
+def check(path: Path, *args) -> tuple[int, str]:
+    return invoke("check", "--env", f"{path}:spec", *DATASET, "--seed", 0, "--max-examples", 10, *args)
+
+
+def test_the_sound_environment_passes_with_its_gold_episode(tmp_path):
+    code, output = check(environment_file(tmp_path))
+    assert code == 0, output
+    assert "0 failed" in output and "gold episode" in output
+
+
+@pytest.mark.parametrize("prop", sorted(FAULTS))
+def test_each_fault_fails_its_property_and_shows_the_episode(tmp_path, prop):
+    methods, extra, shown = FAULTS[prop]
+    code, output = check(environment_file(tmp_path, methods, extra))
+    assert code == 1, output
+    assert f"env:spec / {prop}\n  {prop} violated" in output, output
+    assert "counterexample:" in output and "row: {'prompt': " in output and "calls: " in output
+    assert shown is None or shown in output
+
+
+@pytest.mark.parametrize("state", ["class", "instance"])
+def test_state_kept_across_reset_fails_reset_isolation(tmp_path, state):
+    if state == "class":  # a list on the class: every instance shares it, and reset never clears it
+        methods = '''
+        shared = []
+
+        def __init__(self):
+            self.results = self.shared
+
+        def reset(self, **row):
+            self.answer = row.get("answer")
+        '''
+    else:  # reset forgets to clear what the episode before found
+        methods = '''
+        def reset(self, **row):
+            self.answer = row.get("answer")
+        '''
+    code, output = check(environment_file(tmp_path, methods))
+    assert code == 1, output
+    assert "env:spec / reset isolation\n  reset isolation violated" in output, output
+    assert "episode before: calls: [\"multiply(a='964', b='59') -> '56876'\"]" in output
+
+
+def test_a_wrong_gold_episode_fails_gold_episode(tmp_path):
+    path = environment_file(tmp_path, extra='\nspec = EnvironmentSpec(name="calc", description="x", factory=Calc, '
+                                             'gold_episode=lambda row: [("multiply", {"a": "2", "b": "3"})])\n')
+    code, output = check(path)
+    assert code == 1 and "env:spec / gold episode\n  gold episode violated: the declared gold episode earns the high " \
+                         "bound 1; it earned 0.0" in output, output
+
+
+def test_a_hanging_tool_fires_the_limit_and_the_check_ends_in_seconds(tmp_path):
+    path = environment_file(tmp_path, '''
+    def wait(self, seconds: str) -> str:
+        """Wait.
+
+        Args:
+            seconds: how long
+
+        Returns:
+            Nothing much.
+        """
+        time.sleep(60)
+        return "done"
+    ''')
+    started = time.monotonic()
+    # A subprocess: the hung call's thread is abandoned, and grpo-run leaves at once rather than wait for it.
+    done = subprocess.run([sys.executable, "-m", "grpo_core", "check", "--env", f"{path}:spec", *DATASET, "--seed", "0",
+                           "--max-examples", "10"], capture_output=True, text=True, timeout=50, cwd=tmp_path)
+    assert time.monotonic() - started < 30
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "env:spec / time\n  time violated: each call answers within 5 s; wait gave no answer within 5 s, so the " \
+           "limit fired" in done.stdout, done.stdout
+    assert "wait(seconds=" in done.stdout and "(no answer after 5 s)" in done.stdout
+    assert "env:spec / no leak: not checked, a call hung (see time)" in done.stdout
+
+
+def test_an_environment_without_get_reward_skips_the_reward_properties(tmp_path):
+    path = environment_file(tmp_path, extra="\ndel Calc.get_reward\n")
+    code, output = check(path, "--json")
+    assert code == 0, output
+    report = json.loads(output)
+    skipped = {r["property"] for r in report["results"] if r["status"] == "skip"}
+    assert skipped == {"gold episode", "do-nothing", "bounds"}
+    assert any("has no get_reward()" in line for line in report["not_checked"])
+
+
+def test_the_example_calculator_passes_for_every_seed():
+    for seed in range(10):
+        code, output = invoke("check", "--env", "examples/environments/calculator.py:Calculator", *DATASET,
+                              "--seed", seed, "--max-examples", 5)
+        assert code == 0, output
+
+
+def test_env_needs_a_dataset_and_a_known_environment():
+    code, output = invoke("check", "--env", "examples/environments/calculator.py:Calculator")
+    assert code == 2 and "--env needs --dataset NAME" in output
+    code, output = invoke("check", "--env", "no-such-environment", *DATASET)
+    assert code == 2 and output.startswith("Error: ") and len(output.strip().splitlines()) == 1, output
+
+
+def test_leak_sees_none_in_a_calculators_gold_call_but_one_in_a_tool_that_tells_the_answer(tmp_path):
+    path = environment_file(tmp_path, FAULTS["no leak"][0])
+    namespace: dict = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)  # noqa: S102
+    row = json.loads(PRODUCTS.read_text().splitlines()[0])
+    gold_call = ("multiply", {"a": "964", "b": "59"})
+    for declared in (namespace["gold"], None):  # with the gold episode declared, and without: the product follows
+        spec = EnvironmentSpec(name="calc", description="x", factory=namespace["Calc"], gold_episode=declared)
+        subject = EnvironmentUnderTest(Environment(spec, {}, "calc"), [row])
+        assert leak(subject, row, gold_call) is None
+        assert leak(subject, row, ("multiply", {"a": 964, "b": "59"})) is None
+        found = leak(subject, row, ("hint", {"question": "what is it?"}))
+        assert found is not None and "follows the hidden 'answer' column" in found[0]
