@@ -222,3 +222,10 @@ def test_leak_sees_none_in_a_calculators_gold_call_but_one_in_a_tool_that_tells_
         assert leak(subject, row, ("multiply", {"a": 964, "b": "59"})) is None
         found = leak(subject, row, ("hint", {"question": "what is it?"}))
         assert found is not None and "follows the hidden 'answer' column" in found[0]
+
+
+def test_gold_episode_may_be_a_module_function_string_imported_on_first_use(tmp_path, monkeypatch):
+    (tmp_path / "golds.py").write_text("def gold(row):\n    return [('multiply', {'a': '2', 'b': '3'})]\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    spec = EnvironmentSpec(name="calc", description="x", factory=dict, gold_episode="golds:gold")
+    assert spec.gold_episode({}) == [("multiply", {"a": "2", "b": "3"})]
