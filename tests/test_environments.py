@@ -249,6 +249,33 @@ def test_a_registered_environment_is_listed_with_its_tools(calc_file, monkeypatc
         assert isinstance(environment, Environment) and environment.make().places == 2
 
 
+PAYS_FOR_NOTHING = CALCULATOR.replace("return float(self.calls > 0)", "return 1.0")
+
+
+def test_preflight_runs_the_environment_checks_and_stops_a_run_whose_episode_pays_for_nothing(problems, tmp_path,
+                                                                                              cache_dir):
+    (tmp_path / "calc.py").write_text(PAYS_FOR_NOTHING)
+    out = tmp_path / "out"
+    args = [a for a in env_args(tmp_path / "calc.py", problems, out) if a != "--no-preflight"]
+    code, output = invoke(*args)
+    assert code == 1, output
+    assert "preflight checks failed" in output and "do-nothing" in output and "(no tool call)" in output
+    assert not (out / "final").exists() and not (out / "metrics.jsonl").exists()
+
+
+def test_preflight_passes_the_example_calculator_and_says_so(capsys, cache_dir):
+    from grpo_core.settings.layers import settings_from_options
+    from grpo_core.training.resolve import resolve
+    from grpo_core.training.runner import preflight
+
+    settings = settings_from_options(environments=("examples/environments/calculator.py:Calculator",),
+                                     rewards=("math",), dataset="local",
+                                     dataset_args=("path=examples/data/products.jsonl",), model="tiny-random")
+    preflight(resolve(settings, log=lambda m: None))
+    said = capsys.readouterr().err
+    assert "preflight: math, calculator:Calculator: no property failed on 40 dataset rows" in said
+
+
 @pytest.mark.slow
 def test_a_run_with_an_environment_trains_and_logs_tools_and_the_episode_reward(calc_file, problems, tmp_path,
                                                                                 cache_dir):

@@ -9,6 +9,8 @@ from pathlib import Path
 import click
 
 from grpo_core.checks.report import format_report, preflight_summary
+from grpo_core.checks.env_properties import check_environment
+from grpo_core.checks.results import CheckReport
 from grpo_core.checks.run import dataset_rows, preflight as preflight_checks
 from grpo_core.errors import GrpoError, UsageError
 from grpo_core.plugins import get_registry
@@ -30,6 +32,7 @@ from grpo_core.training.sample import (comparison_heading, format_comparison, ha
 # The quick checks before training must end within 3 s for all rewards together; the checks overshoot
 # the time they are given by a fraction of a second (benchmarks/bench_preflight.py measures the total).
 PREFLIGHT_BUDGET_S = 2.5
+PREFLIGHT_EPISODES = 5  # drawn episodes per property of each environment (about half a second for the calculator)
 
 
 def run_from_options(dry_run=False, num_processes=None, argv=(), stage=None, **options) -> None:
@@ -179,15 +182,20 @@ def _compare(run, n: int, control_run=None) -> None:
 
 
 def preflight(run) -> None:
-    """The quick property checks of the run's rewards on its dataset's rows; GrpoError when one fails."""
-    rewards = [r for r in run.rewards if not is_episode_reward(r)]  # an episode's reward needs an episode
-    if not rewards:
-        return
+    """The quick property checks of the run's rewards, and of its environments' episodes, on its dataset's rows;
+    GrpoError when one fails."""
+    rewards = [r for r in run.rewards if not is_episode_reward(r)]  # an episode's reward: the environment's checks
     rows = dataset_rows(run.dataset)
-    report = preflight_checks(rewards, rows, budget_s=PREFLIGHT_BUDGET_S)
+    report = preflight_checks(rewards, rows, budget_s=PREFLIGHT_BUDGET_S) if rewards else CheckReport(seed=0)
+    for environment in run.environments:  # a few episodes each, each call under the run's own tool limit
+        report.results.extend(check_environment(environment, rows, seed=0, max_examples=PREFLIGHT_EPISODES,
+                                                call_timeout_s=run.settings.tool_timeout))
+    if not report.results:
+        return
     if not report.ok:
         click.echo(format_report(report), err=True)
-        raise GrpoError("preflight checks failed (shown above); fix the reward, or skip the checks with --no-preflight")
+        raise GrpoError("preflight checks failed (shown above); fix the reward or environment, or skip the checks "
+                        "with --no-preflight")
     for line in preflight_summary(report, len(rows)):
         click.echo(line, err=True)
 
