@@ -1,5 +1,6 @@
 """The kit for reward authors: ``check_reward``, ``call_reward``, the hypothesis strategies the checks draw
-from (``grpo_core.checks.texts``) and the degenerate-completion helpers (``grpo_core.checks.degenerate``).
+from (``grpo_core.checks.texts``) and the degenerate-completion helpers (``grpo_core.checks.degenerate``); for
+environment authors, ``check_environment``.
 
 A plugin's own tests get the whole suite in one line::
 
@@ -46,7 +47,7 @@ from pathlib import Path
 
 from grpo_core.checks.report import format_report
 
-from grpo_core.checks.run import DEFAULT_MAX_EXAMPLES, run_checks
+from grpo_core.checks.run import DEFAULT_MAX_EXAMPLES, dataset_rows, run_checks
 from grpo_core.cli import cli as grpo_run  # the command line, to invoke in a test with click's CliRunner
 from grpo_core.checks.texts import (  # the strategies and texts the checks draw from, public here
     FRAGMENTS,
@@ -83,7 +84,7 @@ from grpo_core.checks.degenerate import (  # the kit for RewardChecks(degenerate
 )
 from grpo_core.plugins import get_registry, get_spec, registered, reload_plugins  # plugins registered for one test
 from grpo_core.rewards.reward import Reward, completion_text
-from grpo_core.specs import RewardSpec
+from grpo_core.specs import EnvironmentSpec, RewardSpec
 
 __all__ = [
     "FILLER_SENTENCE", "FRAGMENTS", "HANGUL_FILLERS", "HOSTILE_TEXTS", "ZERO_WIDTH_SPACE", "as_chat", "blank_texts",
@@ -91,7 +92,7 @@ __all__ = [
     "generic_attacks", "generic_degenerate", "hostile_texts", "json_texts", "json_values", "near_repeats",
     "number_sprays", "padded", "padding_to", "placeholders", "prompt_expressions", "prompt_numbers", "ranked_pairs",
     "repeated", "tag_fillers", "texts", "token_ids", "get_spec", "grpo_run", "registered", "reload_plugins",
-    "check_readme", "fresh_registry_fixture", "offline_hub", "free_port",
+    "check_readme", "fresh_registry_fixture", "offline_hub", "free_port", "check_environment",
 ]
 
 
@@ -152,6 +153,43 @@ def check_reward(
     report = run_checks([bound], **options)
     if not report.ok:
         raise AssertionError("reward property checks failed\n" + format_report(report, color=False))
+    return report
+
+
+def check_environment(environment, rows, *, params: dict | None = None, seed: int = 0, max_examples: int = 20):
+    """Run every property check of ``grpo-run check --env`` on one environment's episodes; return the CheckReport.
+
+    ``environment`` is an installed environment's name or an EnvironmentSpec (one not registered is checked as it
+    is); ``params`` overrides its parameters (the class's keyword arguments, as ``--env-arg`` gives them). Each
+    episode starts from one of ``rows``: dataset rows as dicts, or a ``datasets.Dataset`` (e.g. from
+    ``grpo_core.load_dataset``), of which the first 200 are read, as the command reads them. The properties are
+    reset isolation, deterministic, gold episode (when the spec declares ``gold_episode``), do-nothing, no leak,
+    hostile arguments, bounds and time. Nothing is raised when a property fails: ``report.ok`` says whether all
+    held, ``report.failed(name)`` which did not, and each failure's ``example`` is the episode that shows it::
+
+        report = check_environment("calculator", load_dataset("products", {"size": 20}), seed=0)
+        assert report.ok, [failure.to_dict() for failure in report.failures]
+    """
+    import time
+
+    from grpo_core.checks.env_properties import check_environment as check_episodes
+    from grpo_core.checks.results import CheckReport
+    from grpo_core.plugins.loading import Environment, load_environments, validate_environment
+
+    if isinstance(environment, str):
+        (bound,) = load_environments([environment], {environment: params} if params else None)
+    elif isinstance(environment, EnvironmentSpec):
+        bound = Environment(environment, environment.resolve(params), environment.name)
+        validate_environment(bound)
+    else:
+        raise TypeError(f"expected an EnvironmentSpec or an installed environment's name, got {environment!r}")
+    rows = [dict(row) for row in rows] if isinstance(rows, list) else dataset_rows(rows)
+    if not rows:
+        raise ValueError("check_environment needs at least one row to start episodes from")
+    started = time.monotonic()
+    report = CheckReport(seed=seed, params={bound.name: dict(bound.params)})
+    report.results.extend(check_episodes(bound, rows, seed, max_examples))
+    report.seconds = time.monotonic() - started
     return report
 
 

@@ -229,3 +229,19 @@ def test_gold_episode_may_be_a_module_function_string_imported_on_first_use(tmp_
     monkeypatch.syspath_prepend(str(tmp_path))
     spec = EnvironmentSpec(name="calc", description="x", factory=dict, gold_episode="golds:gold")
     assert spec.gold_episode({}) == [("multiply", {"a": "2", "b": "3"})]
+
+
+def test_the_testing_kit_checks_an_environment_spec_and_returns_the_report(tmp_path):
+    import runpy
+
+    from grpo_core.testing import check_environment
+
+    rows = [json.loads(line) for line in PRODUCTS.read_text().splitlines()[:5]]
+    sound = runpy.run_path(str(environment_file(tmp_path)))["spec"]
+    report = check_environment(sound, rows, seed=0, max_examples=5)
+    assert report.ok and report.result("calc", "gold episode").status == "pass"
+    broken = runpy.run_path(str(environment_file(tmp_path, FAULTS["do-nothing"][0])))["spec"]
+    report = check_environment(broken, rows, seed=0, max_examples=5)  # a failure is reported, not raised
+    assert not report.ok and "do-nothing" in report.failed("calc")
+    with pytest.raises(TypeError, match="EnvironmentSpec"):
+        check_environment(object(), rows)
