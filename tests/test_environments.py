@@ -226,26 +226,26 @@ def test_a_model_whose_template_cannot_call_tools_is_exit_2_naming_chat_template
     assert code == 0 and f'"chat_template": "--chat-template {template}"' in output, output
 
 
-class CalculatorPlugin:
+class AbacusPlugin:  # a name no installed plugin has (grpo-env-calculator registers calculator)
     @hookimpl
     def register_environments(self, register):
-        register(EnvironmentSpec(name="calculator", description="exact arithmetic", factory="calc_module:Calc",
+        register(EnvironmentSpec(name="abacus", description="exact arithmetic", factory="calc_module:Calc",
                                  params=(Param("places", 0, int, "decimal places"),), columns=("answer",)))
 
 
 def test_a_registered_environment_is_listed_with_its_tools(calc_file, monkeypatch):
     monkeypatch.syspath_prepend(str(calc_file.parent))
     shutil.copy(calc_file, calc_file.parent / "calc_module.py")
-    with registered(CalculatorPlugin(), distribution="grpo-env-calculator"):
+    with registered(AbacusPlugin(), distribution="grpo-env-abacus"):
         result = CliRunner().invoke(cli, ["environments", "--json"])
         assert result.exit_code == 0, result.output
-        (row,) = [r for r in json.loads(result.output) if r["name"] == "calculator"]
+        (row,) = [r for r in json.loads(result.output) if r["name"] == "abacus"]
         assert row["tools"] == ["multiply"] and row["reward"] == [0.0, 1.0] and row["columns"] == ["answer"]
-        assert row["distribution"] == "grpo-env-calculator"
+        assert row["distribution"] == "grpo-env-abacus"
         plugins = CliRunner().invoke(cli, ["plugins", "--json"])
-        (info,) = [r for r in json.loads(plugins.output) if r["distribution"] == "grpo-env-calculator"]
-        assert info["registers"] == {"environments": ["calculator"]}
-        (environment,) = load_environments(["calculator"], {"calculator": {"places": "2"}})
+        (info,) = [r for r in json.loads(plugins.output) if r["distribution"] == "grpo-env-abacus"]
+        assert info["registers"] == {"environments": ["abacus"]}
+        (environment,) = load_environments(["abacus"], {"abacus": {"places": "2"}})
         assert isinstance(environment, Environment) and environment.make().places == 2
 
 

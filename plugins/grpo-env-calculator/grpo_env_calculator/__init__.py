@@ -1,0 +1,53 @@
+"""Environment ``calculator`` (exact arithmetic tools; an episode is paid when a call gives the row's answer) and
+dataset ``products`` (multi-digit multiplication problems to use it on).
+
+How the tools compute and the episode is paid: ``grpo_env_calculator.environment``; the rows:
+``grpo_env_calculator.dataset``. Importing this module is cheap: ``datasets`` is imported only when the rows load.
+"""
+
+from __future__ import annotations
+
+from grpo_core import DatasetSpec, EnvironmentSpec, Param, dataset_param, hookimpl
+
+from grpo_env_calculator.dataset import SPLITS, SYSTEM_PROMPT
+from grpo_env_calculator.environment import Calculator, gold_episode
+
+__all__ = ["Calculator", "DATASET", "ENVIRONMENT", "gold_episode", "register_datasets", "register_environments"]
+
+ENVIRONMENT = EnvironmentSpec(
+    name="calculator",
+    description="Exact arithmetic on numbers and fractions; 1 when a call's result is the row's answer",
+    factory=Calculator,
+    params=(Param("max_calls", 8, int, "tool calls an episode may make; later calls are answered with an error",
+                  minimum=1, maximum=1000),),
+    columns=("answer",),
+    bounds=(0.0, 1.0),
+    gold_episode=gold_episode,
+)
+
+DATASET = DatasetSpec(
+    name="products",
+    description="Generated multiplication problems of multi-digit numbers for the calculator (offline, seeded); "
+    "answer = the exact product",
+    load="grpo_env_calculator.dataset:load",
+    columns=("prompt", "answer", "operands"),
+    params=(
+        dataset_param("split", choices=SPLITS),
+        dataset_param("size", 1000, minimum=1, maximum=100_000),
+        dataset_param("seed"),
+        Param("digits", "3x2", str, "digits of the two numbers multiplied, written AxB: 3x2 asks for 123 × 45"),
+        dataset_param("system_prompt", SYSTEM_PROMPT),
+    ),
+    # The answer is a number in the tag; "964 × 59" there is the question copied, not the work done.
+    reward_params={"math": {"extract": "answer-tag", "allow_expressions": False}},
+)
+
+
+@hookimpl
+def register_environments(register):
+    register(ENVIRONMENT)
+
+
+@hookimpl
+def register_datasets(register):
+    register(DATASET)

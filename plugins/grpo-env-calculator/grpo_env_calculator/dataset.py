@@ -1,0 +1,72 @@
+"""Dataset ``products``: generated multiplication problems of multi-digit numbers (offline, seeded), the kind a
+small model gets wrong in its head and right with the calculator's ``multiply``.
+
+Each row has a chat ``prompt`` (a system message naming the tools and the answer tag, then the question),
+``answer`` (the exact product, as text) and ``operands`` (the two numbers, which ``gold_episode`` multiplies).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+
+from grpo_core import UsageError
+
+SYSTEM_PROMPT = ("You have a calculator: its tools add, subtract, multiply and divide compute exactly. "
+                 "Use them, then put the final answer inside <answer></answer>.")
+SPLITS = ("train", "test")
+MAX_DIGITS = 18  # an operand stays within a 64-bit integer column
+_DIGITS = re.compile(r"(\d+)x(\d+)")
+
+
+def parse_digits(digits: str) -> tuple[int, int]:
+    """``"3x2"`` -> (3, 2): the number of digits of the first and of the second operand."""
+    found = _DIGITS.fullmatch(str(digits).strip().lower())
+    if not found or not all(1 <= int(n) <= MAX_DIGITS for n in found.groups()):
+        raise UsageError(f"products digits must be written AxB, the digits of each operand from 1 to {MAX_DIGITS} "
+                         f"(e.g. 3x2 for 123 × 45); got {digits!r}")
+    return int(found.group(1)), int(found.group(2))
+
+
+def pair_split(a: int, b: int) -> str:
+    """The one split a pair of operands belongs to (one in four goes to test), whichever comes first: no test
+    problem is ever trained on, whatever the seeds."""
+    low, high = sorted((a, b))
+    digest = hashlib.blake2b(f"{low}x{high}".encode(), digest_size=4).digest()
+    return "test" if int.from_bytes(digest, "big") % 4 == 0 else "train"
+
+
+def rows(split: str = "train", size: int = 1000, seed: int = 0, digits: str = "3x2",
+         system_prompt: str | None = SYSTEM_PROMPT) -> list[dict]:
+    """The rows as plain dicts, each problem once; the same arguments give the same rows.
+
+    Each split draws from a random stream of its own and keeps only the pairs that belong to it
+    (``pair_split``), so train and test share no pair of operands for any seeds.
+    """
+    if split not in SPLITS:
+        raise UsageError(f"products split must be one of: {', '.join(SPLITS)}; got {split!r}")
+    first, second = parse_digits(digits)
+    problems = 81 * 10 ** (first + second - 2)  # 9 * 10^(d-1) numbers of d digits, for each operand
+    if size is None or not 1 <= size <= problems // 8:
+        raise UsageError(f"products size must be between 1 and {max(1, problems // 8)} for digits={digits} (an eighth "
+                         f"of its {problems} problems, so the split's problems stay distinct); got {size!r}")
+    rng = random.Random(f"products:{split}:{first}x{second}:{seed}")
+    seen, result = set(), []
+    while len(result) < size:
+        a, b = rng.randrange(10 ** (first - 1), 10 ** first), rng.randrange(10 ** (second - 1), 10 ** second)
+        if pair_split(a, b) != split or (min(a, b), max(a, b)) in seen:
+            continue
+        seen.add((min(a, b), max(a, b)))
+        chat = [{"role": "system", "content": system_prompt}] if system_prompt else []
+        chat.append({"role": "user", "content": f"What is {a} × {b}?"})
+        result.append({"prompt": chat, "answer": str(a * b), "operands": [a, b]})
+    return result
+
+
+def load(split: str = "train", size: int = 1000, seed: int = 0, digits: str = "3x2",
+         system_prompt: str | None = SYSTEM_PROMPT):
+    """A ``datasets.Dataset`` of ``size`` rows with ``prompt``, ``answer`` and ``operands`` columns."""
+    from datasets import Dataset  # heavy: imported only when the dataset is loaded
+
+    return Dataset.from_list(rows(split, size, seed, digits, system_prompt))

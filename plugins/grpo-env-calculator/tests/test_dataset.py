@@ -1,0 +1,75 @@
+"""The products dataset: exact answers, the same rows for the same arguments, train and test apart, and a gold
+episode that earns the reward on every row."""
+
+import pytest
+
+from grpo_core import UsageError, load_dataset
+
+from grpo_env_calculator import DATASET, Calculator, gold_episode
+from grpo_env_calculator.dataset import SYSTEM_PROMPT, pair_split, rows
+
+
+def pairs(found) -> set:
+    return {tuple(sorted(row["operands"])) for row in found}
+
+
+def test_rows_ask_for_a_product_and_hold_it():
+    for row in rows(size=200):
+        a, b = row["operands"]
+        assert 100 <= a <= 999 and 10 <= b <= 99
+        assert row["answer"] == str(a * b)
+        assert row["prompt"] == [{"role": "system", "content": SYSTEM_PROMPT},
+                                 {"role": "user", "content": f"What is {a} × {b}?"}]
+    assert "<answer></answer>" in SYSTEM_PROMPT and "multiply" in SYSTEM_PROMPT
+
+
+def test_the_same_arguments_give_the_same_rows():
+    assert rows(size=50, seed=3) == rows(size=50, seed=3)
+    assert rows(size=50, seed=3, split="test") == rows(size=50, seed=3, split="test")
+    assert rows(size=50, seed=3) != rows(size=50, seed=4)
+    assert rows(size=20, seed=3) == rows(size=50, seed=3)[:20]  # a smaller size is the start of a larger one
+
+
+@pytest.mark.parametrize("digits", ["3x2", "2x2", "3x3"])
+def test_train_and_test_share_no_pair_of_operands(digits):
+    size = {"2x2": 1000, "3x2": 3000, "3x3": 3000}[digits]
+    train = pairs(rows("train", size, seed=0, digits=digits)) | pairs(rows("train", size, seed=1, digits=digits))
+    test = pairs(rows("test", size, seed=0, digits=digits)) | pairs(rows("test", size, seed=1, digits=digits))
+    assert not train & test
+    assert all(pair_split(*pair) == "train" for pair in train) and all(pair_split(*pair) == "test" for pair in test)
+    assert len(pairs(rows("train", size, digits=digits))) == size  # no problem twice within a split
+
+
+def test_digits_and_system_prompt():
+    for row in rows(size=20, digits="5x4", system_prompt=None):
+        a, b = row["operands"]
+        assert len(str(a)) == 5 and len(str(b)) == 4 and row["prompt"][0]["role"] == "user"
+    for bad in ("3", "3x", "0x2", "19x2", "axb", "3*2"):
+        with pytest.raises(UsageError, match="digits"):
+            rows(size=5, digits=bad)
+    with pytest.raises(UsageError, match="size must be between 1 and 10"):
+        rows(size=11, digits="1x1")  # 81 problems: an eighth of them at most
+    with pytest.raises(UsageError, match="split"):
+        rows(size=5, split="validation")
+
+
+def test_loads_through_grpo_core_with_its_parameters():
+    dataset = load_dataset("products", {"size": "30", "seed": "2", "digits": "4x2"})
+    assert dataset.num_rows == 30 and {"prompt", "answer", "operands"} <= set(dataset.column_names)
+    assert [dict(row)["answer"] for row in dataset] == [row["answer"] for row in rows(size=30, seed=2, digits="4x2")]
+    assert DATASET.reward_params["math"]["extract"] == "answer-tag"
+
+
+@pytest.mark.parametrize("digits", ["3x2", "6x6", "18x18"])
+def test_the_gold_episode_earns_the_reward_on_every_row(digits):
+    for row in rows(size=100, digits=digits):
+        calculator = Calculator()
+        calculator.reset(**row)
+        for tool, args in gold_episode(row):
+            assert not getattr(calculator, tool)(**args).startswith("error")
+        assert calculator.get_reward() == 1.0
+
+
+def test_the_gold_episode_reads_the_question_when_there_is_no_operands_column():
+    row = {"prompt": [{"role": "user", "content": "What is 964 * 59? Use the multiply tool."}], "answer": "56876"}
+    assert gold_episode(row) == [("multiply", {"a": "964", "b": "59"})]
