@@ -43,9 +43,12 @@ import re
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+from grpo_core.checks.env_properties import check_environment as check_episodes
 from grpo_core.checks.report import format_report
+from grpo_core.checks.results import CheckReport
 
 from grpo_core.checks.run import DEFAULT_MAX_EXAMPLES, dataset_rows, run_checks
 from grpo_core.cli import cli as grpo_run  # the command line, to invoke in a test with click's CliRunner
@@ -83,6 +86,7 @@ from grpo_core.checks.degenerate import (  # the kit for RewardChecks(degenerate
     tag_fillers,
 )
 from grpo_core.plugins import get_registry, get_spec, registered, reload_plugins  # plugins registered for one test
+from grpo_core.plugins.loading import Environment, load_environments, validate_environment
 from grpo_core.rewards.reward import Reward, completion_text
 from grpo_core.specs import EnvironmentSpec, RewardSpec
 
@@ -170,12 +174,6 @@ def check_environment(environment, rows, *, params: dict | None = None, seed: in
         report = check_environment("calculator", load_dataset("products", {"size": 20}), seed=0)
         assert report.ok, [failure.to_dict() for failure in report.failures]
     """
-    import time
-
-    from grpo_core.checks.env_properties import check_environment as check_episodes
-    from grpo_core.checks.results import CheckReport
-    from grpo_core.plugins.loading import Environment, load_environments, validate_environment
-
     if isinstance(environment, str):
         (bound,) = load_environments([environment], {environment: params} if params else None)
     elif isinstance(environment, EnvironmentSpec):
