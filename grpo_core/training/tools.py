@@ -10,6 +10,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+from grpo_core.checks.executor import Hung, watched
 from grpo_core.errors import UsageError
 from grpo_core.plugins import get_registry
 from grpo_core.plugins.loading import Environment, model_path
@@ -102,25 +103,15 @@ def limited(method, tool: str, seconds: float, stats: ToolStats):
     call's error and counts as a failure."""
     @functools.wraps(method)
     def call(self, *args, **kwargs):
-        outcome: dict = {}
-
-        def run() -> None:
-            try:
-                outcome["value"] = method(self, *args, **kwargs)
-            except BaseException as error:  # handed to the caller, as if called here
-                outcome["error"] = error
-
-        started = time.monotonic()
-        worker = threading.Thread(target=run, name=f"tool {tool}", daemon=True)
-        worker.start()
-        worker.join(seconds)
-        stats.record(tool, time.monotonic() - started, worker.is_alive())
-        if worker.is_alive():
+        started, timed_out = time.monotonic(), False
+        try:
+            return watched(lambda: method(self, *args, **kwargs), (), seconds)
+        except Hung:
+            timed_out = True
             raise TimeoutError(f"tool '{tool}' took longer than {seconds:g} s; call it with other arguments, or "
-                               "answer without it")
-        if "error" in outcome:
-            raise outcome["error"]
-        return outcome["value"]
+                               "answer without it") from None
+        finally:
+            stats.record(tool, time.monotonic() - started, timed_out)
 
     return call
 
