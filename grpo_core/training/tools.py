@@ -125,10 +125,8 @@ def environment_factory(environments: list[Environment], seconds: float, stats: 
         cls = environment.spec.environment_class
         tools = {name: limited(getattr(cls, name), name, seconds, stats) for name in environment.spec.tool_names()
                  if not inspect.iscoroutinefunction(getattr(cls, name))}
-        limited_cls = type(cls.__name__, (cls,), {**tools, "__module__": cls.__module__,
-                                                  "__qualname__": cls.__qualname__, "__doc__": cls.__doc__})
-        factories[environment.name] = trl_contract.environment_factory(limited_cls, environment.params,
-                                                                       environment.has_reward)
+        factories[environment.name] = trl_contract.environment_factory(cls, environment.params,
+                                                                       environment.has_reward, tools)
     return next(iter(factories.values())) if len(factories) == 1 else factories
 
 

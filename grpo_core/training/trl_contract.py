@@ -165,15 +165,17 @@ class _HiddenMethod:
         return self if instance is None else self.function.__get__(instance, owner)
 
 
-def environment_factory(cls: type, params: dict, hide_reward: bool):
-    """What ``GRPOTrainer(environment_factory=...)`` takes for ``cls``: instances made with ``params``; with
-    ``hide_reward``, its ``get_reward`` is not TRL's reward too (grpo-core scores it; see TEXTS)."""
+def environment_factory(cls: type, params: dict, hide_reward: bool, methods: dict | None = None):
+    """What ``GRPOTrainer(environment_factory=...)`` takes for ``cls``: instances of a subclass with ``methods``
+    in place of the class's own, made with ``params``; with ``hide_reward``, its ``get_reward`` is not TRL's reward
+    too (grpo-core scores it; see TEXTS)."""
     import functools
 
-    if not hide_reward:
-        return functools.partial(cls, **params)
-    made = type(cls.__name__, (cls,), {"get_reward": _HiddenMethod(cls.get_reward), "__module__": cls.__module__,
-                                       "__qualname__": cls.__qualname__, "__doc__": cls.__doc__})
+    replaced = dict(methods or {})
+    if hide_reward:
+        replaced["get_reward"] = _HiddenMethod(cls.get_reward)
+    made = type(cls.__name__, (cls,), {**replaced, "__module__": cls.__module__, "__qualname__": cls.__qualname__,
+                                       "__doc__": cls.__doc__}) if replaced else cls
     return functools.partial(made, **params)
 
 
