@@ -4,6 +4,7 @@ share."""
 from __future__ import annotations
 
 import importlib
+import inspect
 import math
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
@@ -229,7 +230,9 @@ class EnvironmentSpec:
     NAME.KEY=VALUE``); ``columns`` are the dataset columns ``reset`` reads; ``bounds`` are those of ``get_reward``.
     ``gold_episode`` (optional; a function or a ``"module:function"`` string) takes a dataset row and gives the tool
     calls a right episode makes, as ``[(tool name, {argument: value}), ...]``: ``grpo-run check --env`` checks that
-    it earns the high bound, and that no other call gets the row's answer out of a tool.
+    it earns the high bound, and that no other call gets the row's answer out of a tool. A function of two
+    positional parameters, ``gold_episode(row, params)``, also gets the environment's resolved parameters, for an
+    environment whose right episode depends on them (which reward ``retry`` wraps); ``gold_calls`` calls either form.
     """
 
     name: str
@@ -238,11 +241,21 @@ class EnvironmentSpec:
     params: tuple[Param, ...] = ()
     columns: tuple[str, ...] = ()
     bounds: tuple[float, float] = (0.0, 1.0)
-    gold_episode: Callable[[dict], list[tuple[str, dict]]] | str | None = None
+    gold_episode: Callable[..., list[tuple[str, dict]]] | str | None = None
     distribution: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
         _lazy(self, "factory", "gold_episode")
+
+    def gold_calls(self, row: dict, params: dict) -> list:
+        """What the declared gold episode gives for ``row``: ``gold_episode(row, params)`` when the function takes two
+        positional parameters (or ``*args``), else ``gold_episode(row)``; ``params`` are the environment's resolved
+        parameters."""
+        if self.gold_episode is None:
+            raise PluginError(f"environment '{self.name}' declares no gold_episode")
+        if _positional_count(self.gold_episode) >= 2:
+            return self.gold_episode(row, params)
+        return self.gold_episode(row)
 
     @property
     def environment_class(self) -> type:
@@ -264,6 +277,17 @@ class EnvironmentSpec:
         """Parameters at their defaults overlaid with ``params``, parsed and validated."""
         _import_now(self, "factory", "gold_episode")
         return resolve_params(self.params, params, f"environment '{self.name}'")
+
+
+def _positional_count(function: Callable) -> int:
+    """How many positional parameters ``function`` declares (``*args``: as many as given); 1 when it cannot be told."""
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return 1
+    if any(p.kind is p.VAR_POSITIONAL for p in parameters):
+        return 2
+    return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in parameters) or 1
 
 
 # The parameters most datasets take, declared once: name -> (default, type, help).

@@ -232,6 +232,24 @@ def test_gold_episode_may_be_a_module_function_string_imported_on_first_use(tmp_
     assert spec.gold_episode({}) == [("multiply", {"a": "2", "b": "3"})]
 
 
+def test_a_two_parameter_gold_episode_gets_the_environments_parameters(tmp_path):
+    path = environment_file(tmp_path)
+    namespace: dict = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)  # noqa: S102
+    row = json.loads(PRODUCTS.read_text().splitlines()[0])
+    seen = []
+
+    def gold(row, params):
+        seen.append(params)
+        return namespace["gold"](row)
+
+    spec = EnvironmentSpec(name="calc", description="x", factory=namespace["Calc"], gold_episode=gold)
+    subject = EnvironmentUnderTest(Environment(spec, {"places": 2}, "calc"), [row])
+    assert subject.gold_calls(row) == [("multiply", {"a": "964", "b": "59"})] and seen == [{"places": 2}]
+    one = EnvironmentSpec(name="calc", description="x", factory=namespace["Calc"], gold_episode=namespace["gold"])
+    assert one.gold_calls(row, {"places": 2}) == [("multiply", {"a": "964", "b": "59"})]  # the row only, as before
+
+
 def test_the_testing_kit_checks_an_environment_spec_and_returns_the_report(tmp_path):
     import runpy
 

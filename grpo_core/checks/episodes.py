@@ -108,7 +108,7 @@ class EnvironmentUnderTest:
         if self.spec.gold_episode is None:
             return None
         try:
-            calls = list(self.spec.gold_episode(dict(row)))
+            calls = list(self.spec.gold_calls(dict(row), dict(self.environment.params)))
         except Exception as error:
             raise EpisodeFailed(f"gold_episode raised {type(error).__name__}: {first_line(error)}", Episode(row)) from None
         if not all(isinstance(c, (tuple, list)) and len(c) == 2 and isinstance(c[0], str) and isinstance(c[1], dict)
