@@ -27,6 +27,8 @@ def run(*args):
         ("grpo-a100", "profile", ("grpo_a100", "a100")),
         ("acme-score", "reward", ("acme_score", "acme-score")),
         ("grpo-reward-terse", "reward-text", ("grpo_reward_terse", "terse")),
+        ("grpo-env-sandbox", "environment", ("grpo_env_sandbox", "sandbox")),
+        ("grpo-word-tools", "environment", ("grpo_word_tools", "word-tools")),
         ("grpo-reward-", "reward", None),
     ],
 )
@@ -116,11 +118,32 @@ def test_the_command_is_registered_by_grpo_core():
     assert (info.name, info.distribution) == ("grpo_core.builtin", "grpo-core")
 
 
+@pytest.mark.parametrize("name, expected", [("sandbox", "Sandbox"), ("word-tools", "WordTools"), ("2048", "Env2048"),
+                                             ("param", "EnvParam"), ("environment-spec", "EnvEnvironmentSpec")])
+def test_an_environment_class_is_named_after_the_plugin(name, expected):
+    names = plugin_names(f"grpo-env-{name}", "environment")
+    assert names.class_name == expected and expected.isidentifier()
+
+
+def test_an_environment_plugin_says_how_to_check_it(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, output = run("new-plugin", "grpo-env-sandbox", "--kind", "environment")
+    assert code == 0, output
+    assert output.splitlines()[-2:] == ["  grpo-run environments", "  grpo-run check --env sandbox --dataset sandbox-tasks"]
+    source = (tmp_path / "grpo-env-sandbox" / "grpo_env_sandbox" / "environment.py").read_text()
+    assert "class Sandbox:" in source and "def get_reward(self)" in source
+
+
+def scaffolded(kind: str) -> str:
+    """The distribution name a test scaffolds for ``kind``: grpo-<kind>-scaffolded, or grpo-env-scaffolded."""
+    return "grpo-env-scaffolded" if kind == "environment" else f"grpo-{kind}-scaffolded"
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", KINDS)
 def test_generated_package_installs_and_passes_its_tests(kind, tmp_path):
     """pip install the package as written, then run its own tests against the installed copy."""
-    folder, _ = write_plugin(f"grpo-{kind}-scaffolded", kind, tmp_path / "package")
+    folder, _ = write_plugin(scaffolded(kind), kind, tmp_path / "package")
     _install_and_run_its_tests(folder, kind, tmp_path)
 
 
@@ -166,7 +189,8 @@ def _install_and_run_its_tests(folder, kind, tmp_path):
         capture_output=True, text=True, timeout=300,
     )
     assert install.returncode == 0, install.stderr
-    assert (site / f"grpo_{kind.replace('-', '_')}_scaffolded" / "__init__.py").exists()
+    names = plugin_names(scaffolded(kind), kind)
+    assert (site / names.module / "__init__.py").exists()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")]),
            "HF_HUB_OFFLINE": "1"}
     for variable in ("GRPO_LOAD_PLUGINS", "GRPO_DISABLE_PLUGINS"):
@@ -184,12 +208,13 @@ def _install_and_run_its_tests(folder, kind, tmp_path):
     assert " passed" in result.stdout and "skipped" not in result.stdout
     listed = subprocess.run([sys.executable, "-m", "grpo_core", f"{kind.split('-')[0]}s", "--json"], capture_output=True,
                             text=True, env=env, timeout=120)
-    assert '"distribution": "grpo-' + kind + '-scaffolded"' in listed.stdout, listed.stdout + listed.stderr
+    assert f'"distribution": "{names.distribution}"' in listed.stdout, listed.stdout + listed.stderr
 
 
 @pytest.mark.parametrize("kind, modules", [("reward", ["degenerate", "properties", "reward"]),
                                            ("reward-text", ["degenerate", "properties", "reward"]),
-                                           ("dataset", ["dataset"]), ("profile", [])])
+                                           ("dataset", ["dataset"]), ("environment", ["dataset", "environment"]),
+                                           ("profile", [])])
 def test_writes_the_one_plugin_layout(kind, modules, tmp_path):
     folder, _ = write_plugin("grpo-thing", kind, tmp_path / "out")
     package = folder / "grpo_thing"
@@ -201,3 +226,6 @@ def test_writes_the_one_plugin_layout(kind, modules, tmp_path):
         spec = (package / "__init__.py").read_text()
         assert 'load="grpo_thing.dataset:load"' in spec and "def " not in spec.split("SPEC = ")[1].split("@hookimpl")[0]
         assert all(f'dataset_param("{name}"' in spec for name in ("split", "size", "seed", "system_prompt"))
+    if kind == "environment":
+        spec = (package / "__init__.py").read_text()
+        assert "factory=Thing," in spec and "gold_episode=gold_episode," in spec and 'load="grpo_thing.dataset:load"' in spec

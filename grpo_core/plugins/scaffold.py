@@ -1,11 +1,14 @@
-"""``grpo-run new-plugin``: write a plugin package (reward, dataset or profile) that installs and passes its tests.
+"""``grpo-run new-plugin``: write a plugin package (reward, dataset, environment or profile) that installs and passes
+its tests.
 
 The package has a pyproject.toml with the ``grpo`` entry point, the layout every shipped plugin follows
 (``__init__.py`` with the spec and the hook and no other code; for a reward ``reward.py`` with the function
 the spec names as an object and its ``validate_params`` beside it, ``properties.py`` ending in
-``CHECKS = RewardChecks(...)`` and ``degenerate.py``; for a dataset ``dataset.py``), a README, and tests:
-``tests/conftest.py`` (the hub offline, the registry fresh) and ``tests/test_plugin.py`` (for a reward:
-grpo-core's property suite through the ``grpo_check`` pytest fixture). Templates live in
+``CHECKS = RewardChecks(...)`` and ``degenerate.py``; for a dataset ``dataset.py``; for an environment
+``environment.py`` with the class and its gold episode, and ``dataset.py`` with tasks to use it on), a README, and
+tests: ``tests/conftest.py`` (the hub offline, the registry fresh) and ``tests/test_plugin.py`` (for a reward:
+grpo-core's property suite through the ``grpo_check`` pytest fixture; for an environment: its checks through
+``grpo_core.testing.check_environment``). Templates live in
 ``grpo_core/plugins/templates/<kind>/``; tests/test_plugin_layout.py holds the shipped plugins to the same layout.
 """
 
@@ -20,7 +23,7 @@ from pathlib import Path
 from grpo_core.errors import UsageError
 
 # reward-text: a reward that reads only the completion, with tests derived from its declarations.
-KINDS = ("reward", "reward-text", "dataset", "profile")
+KINDS = ("reward", "reward-text", "dataset", "environment", "profile")
 
 # Output path -> template path ({kind} and {module} filled in), for every kind.
 FILES = {
@@ -36,6 +39,7 @@ MODULES = {
     "reward": ("reward", "properties", "degenerate"),
     "reward-text": ("reward", "properties", "degenerate"),
     "dataset": ("dataset",),
+    "environment": ("environment", "dataset"),
     "profile": (),
 }
 
@@ -43,11 +47,23 @@ DESCRIPTIONS = {
     "reward": "A {name} reward for GRPO training with grpo-core",
     "reward-text": "A {name} reward for GRPO training with grpo-core",
     "dataset": "A {name} dataset for GRPO training with grpo-core",
+    "environment": "A {name} environment (tools for the model to call) for GRPO training with grpo-core",
     "profile": "A {name} hardware profile for GRPO training with grpo-core",
+}
+
+# The distribution-name prefix each kind's plugins are named with (the name users type is what follows it);
+# a kind not listed uses grpo-KIND-. Any distribution name is accepted: a name without its prefix loses "grpo-".
+PREFIXES = {"environment": "grpo-env-"}
+
+# What to run after ``pip install -e ".[test]"`` and ``python -m pytest``, beyond them, by kind.
+NEXT_STEPS = {
+    "environment": ("grpo-run environments", "grpo-run check --env {name} --dataset {name}-tasks"),
 }
 
 # PEP 508 project names: letters, digits, and . _ - inside.
 _DISTRIBUTION = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$")
+# Names the generated modules and tests use beside the class: a class named like one would shadow it.
+_TAKEN_CLASS_NAMES = {"DatasetSpec", "EnvironmentSpec", "Param", "PaysAnySubmission"}
 
 
 @dataclass(frozen=True)
@@ -57,6 +73,13 @@ class PluginNames:
     distribution: str
     module: str
     name: str  # what it registers, as users type it: --reward brevity
+
+    @property
+    def class_name(self) -> str:
+        """A Python class name for what the plugin registers (an environment's class): ``word-tools`` ->
+        ``WordTools``, and ``Env2048`` for a name that does not start with a letter."""
+        words = "".join(part[:1].upper() + part[1:] for part in re.split(r"[^A-Za-z0-9]+", self.name) if part)
+        return words if words[:1].isalpha() and words not in _TAKEN_CLASS_NAMES else f"Env{words}"
 
 
 def plugin_names(distribution: str, kind: str = "reward") -> PluginNames:
@@ -73,7 +96,7 @@ def plugin_names(distribution: str, kind: str = "reward") -> PluginNames:
             "start the name with a letter, e.g. grpo-reward-brevity"
         )
     name = re.sub(r"[-_.]+", "-", distribution).lower()
-    for prefix in (f"grpo-{kind.split('-')[0]}-", "grpo-"):
+    for prefix in (PREFIXES.get(kind, f"grpo-{kind.split('-')[0]}-"), "grpo-"):
         if name.startswith(prefix) and len(name) > len(prefix):
             name = name[len(prefix):]
             break
@@ -136,6 +159,7 @@ def write_plugin(distribution: str, kind: str = "reward", directory: str | Path 
         "distribution": names.distribution,
         "module": names.module,
         "name": names.name,
+        "class_name": names.class_name,
         "kind": kind,
         "description": DESCRIPTIONS[kind].format(name=names.name),
         "core_requirement": _core_requirement(),
@@ -171,9 +195,11 @@ def add_command(cli) -> None:
 
         The package has a pyproject.toml with the grpo entry point, the layout grpo-core's own
         plugins follow (__init__.py with the spec and the hook; reward.py, properties.py and
-        degenerate.py for a reward; dataset.py for a dataset), a README, and tests that pass as
-        written (tests/conftest.py, and tests/test_plugin.py: for a reward, grpo-core's property
-        suite through the grpo_check pytest fixture).
+        degenerate.py for a reward; dataset.py for a dataset; environment.py and dataset.py for an
+        environment), a README, and tests that pass as written (tests/conftest.py, and
+        tests/test_plugin.py: for a reward, grpo-core's property suite through the grpo_check pytest
+        fixture; for an environment, the checks of grpo-run check --env). Name an environment
+        plugin grpo-env-NAME.
         Install it and run its tests:
 
         \b
@@ -188,3 +214,5 @@ def add_command(cli) -> None:
         click.echo(f"  cd {folder.as_posix()}")
         click.echo('  pip install -e ".[test]"')
         click.echo("  python -m pytest")
+        for step in NEXT_STEPS.get(kind, ()):
+            click.echo(f"  {step.format(name=names.name)}")
