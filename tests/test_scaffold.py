@@ -134,6 +134,21 @@ def test_an_environment_plugin_says_how_to_check_it(tmp_path, monkeypatch):
     assert "class Sandbox:" in source and "def get_reward(self)" in source
 
 
+def test_the_plugin_authors_guide_shows_the_generated_environment(tmp_path):
+    """docs/plugin-authors.md, "Write an environment": its outline of the class and its spec are the generated ones."""
+    import re
+
+    folder, _ = write_plugin("grpo-env-reverser", "environment", tmp_path / "out")
+    guide = (Path(__file__).resolve().parents[1] / "docs" / "plugin-authors.md").read_text()
+    section = guide.split("## Write an environment", 1)[1].split("\n## ", 1)[0]
+    spec = re.search(r"```python\n(ENVIRONMENT = EnvironmentSpec\(.*?\n\))\n```", section, re.S).group(1)
+    assert spec in (folder / "grpo_env_reverser" / "__init__.py").read_text()
+    outline = re.search(r"```python\n(class Reverser:\n.*?)```", section, re.S).group(1)
+    source = (folder / "grpo_env_reverser" / "environment.py").read_text()
+    methods = re.findall(r"^    (def .*?:) \.\.\.", outline, re.M)
+    assert len(methods) == 5 and all(f"\n    {method}\n" in source for method in methods), methods
+
+
 def scaffolded(kind: str) -> str:
     """The distribution name a test scaffolds for ``kind``: grpo-<kind>-scaffolded, or grpo-env-scaffolded."""
     return "grpo-env-scaffolded" if kind == "environment" else f"grpo-{kind}-scaffolded"
