@@ -13,7 +13,7 @@ from grpo_core.checks.command import check
 from grpo_core.errors import GrpoError, PluginError, UsageError
 from grpo_core.plugins import get_registry, listing
 from grpo_core.serving.command import serve
-from grpo_core.settings.declared import option, training_options
+from grpo_core.settings.declared import DEFAULT_TOOL_TURNS, option, training_options
 from grpo_core.training import collector
 from grpo_core.training.runner import run_from_options, sample_models
 from grpo_core.training.sample import format_comparison
@@ -135,11 +135,25 @@ def plugins(as_json):
 @click.option("--temperature", type=click.FloatRange(min=0), default=0.0, show_default=True, help="0 is greedy.")
 @click.option("--output", type=click.Path(dir_okay=False), help="Write the samples and their scores as JSON lines.")
 @click.option("--json", "as_json", is_flag=True, help="Print the means as JSON.")
-def sample(models, dataset, dataset_args, rewards, reward_args, n, max_new_tokens, temperature, output, as_json):
-    """Generate on held-out prompts and print each reward's mean, e.g. base model against trained model."""
-    results = sample_models(models, dataset, dataset_args, rewards, reward_args, n, max_new_tokens, temperature, output)
+@option("environments", help="An environment whose tools the model may call in each episode (see `grpo-run "
+        "environments`), NAME or FILE.py:CLASS; its reward scores the episode too.")
+@option("env_args", help="An environment parameter, e.g. calculator.max_calls=4.")
+@option("chat_template")
+@option("tool_timeout", type=click.FloatRange(min=0, min_open=True), default=30.0, show_default=True,
+        help="Seconds a tool call may take; a call past it is answered with an error.")
+@click.option("--tool-turns", type=click.IntRange(min=1), default=DEFAULT_TOOL_TURNS, show_default=True,
+              help="Tool-calling turns an episode may make (max_tool_calling_iterations in training).")
+def sample(models, dataset, dataset_args, rewards, reward_args, n, max_new_tokens, temperature, output, as_json,
+           environments, env_args, chat_template, tool_timeout, tool_turns):
+    """Generate on held-out prompts and print each reward's mean, e.g. base model against trained model. With --env,
+    each completion is an episode in which the model may call the environment's tools (--output holds its messages,
+    tool calls and answers included)."""
+    results = sample_models(models, dataset, dataset_args, rewards, reward_args, n, max_new_tokens, temperature, output,
+                            environments, env_args, chat_template, tool_timeout, tool_turns)
     if as_json:
-        click.echo(json.dumps([{"model": r["model"], "n": r["n"], "means": r["means"]} for r in results], indent=2))
+        click.echo(json.dumps([{"model": r["model"], "n": r["n"], "means": r["means"],
+                                **({"tool_share": r["tool_share"]} if "tool_share" in r else {})} for r in results],
+                              indent=2))
     else:
         click.echo(format_comparison(results))
 

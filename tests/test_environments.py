@@ -4,7 +4,6 @@ episode reward scored as a grpo-core reward."""
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -287,8 +286,27 @@ def test_a_run_with_an_environment_trains_and_logs_tools_and_the_episode_reward(
     steps = [r for r in records if "step" in r]
     assert len(steps) == 2
     assert all("tools/call_frequency" in r and "tools/failure_frequency" in r for r in steps)
+    assert all(0 <= r["health/tool_share"] <= 1 and "health/tool_turns_used_up" in r for r in steps)
     assert all("rewards/calc:Calc/mean" in r and "rewards/length/mean" in r for r in steps)
     assert not [k for r in steps for k in r if k.startswith("rewards/Calc")]  # TRL's own copy is not there
     assert (out / "final" / "chat_template.jinja").read_text() == trl_contract.tool_template()
     config = (out / "run_config.yaml").read_text()
     assert f"{calc_file}:Calc" in config and "calc:Calc=" not in config  # --env reproduces it, not a reward
+
+
+@pytest.mark.slow
+def test_a_run_with_an_environment_trains_its_control_and_compares_episodes(calc_file, problems, tmp_path, cache_dir):
+    from grpo_core.training import control
+
+    out = tmp_path / "out"
+    code, output = invoke(*env_args(calc_file, problems, out, "--compare", "2", "--control", "shuffled",
+                                    "--set", "max_completion_length=24"))
+    assert code == 0, output
+    folder = control.control_folder(out)
+    assert (folder / "final" / "chat_template.jinja").read_text() == trl_contract.tool_template()
+    assert any("health/tool_share" in json.loads(line) for line in (folder / "metrics.jsonl").read_text().splitlines())
+    header = next(line for line in output.splitlines() if line.startswith("model "))
+    assert header.split()[1:] == ["length", "calc:Calc", "tool", "calls"]  # the episode's reward is scored too
+    assert f"{folder / 'final'} (control)" in output
+    assert any(line.startswith("length, 2 rows:  base ") and "gain over control" in line
+               for line in output.splitlines())

@@ -66,7 +66,7 @@ def test_held_out_generation_shares_the_prompts_head_and_gives_the_plain_generat
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     from grpo_core.plugins.loading import resolve_model
-    from grpo_core.training.sample import common_prefix_length, generate_ids, generate_shared_prefix
+    from grpo_core.training.generation import common_prefix_length, generate_ids, generate_shared_prefix
 
     path = resolve_model("tiny-random")
     tokenizer = AutoTokenizer.from_pretrained(path)
@@ -94,7 +94,7 @@ def test_held_out_generation_shares_the_prompts_head_and_gives_the_plain_generat
 
 
 def test_common_prefix_leaves_every_prompt_a_token_to_feed():
-    from grpo_core.training.sample import common_prefix_length
+    from grpo_core.training.generation import common_prefix_length
 
     assert common_prefix_length([[1, 2, 3], [1, 2, 3]]) == 2
     assert common_prefix_length([[1, 2, 3], [1, 2]]) == 1

@@ -15,7 +15,9 @@ cause and a fix (``--stop-on SIGNAL`` then ends the run after saving a checkpoin
 - ``health/degenerate_paid``: the share of paid completions (advantage above 0) that look degenerate: empty, a
   copy of the question, blank characters, repetition or a spray of numbers; warned (``degenerate``);
 - ``health/probe/<reward>`` (``--probe N``): greedy scores on N held-out prompts every ``probe_every`` steps;
-  warned (``probe``) when the training reward rises while the probe does not.
+  warned (``probe``) when the training reward rises while the probe does not;
+- with environments, ``health/tool_share``, ``health/tool_calls`` and ``health/tool_turns_used_up``: warned
+  (``tool-collapse``, ``tool-spam``) as ``training.tool_health`` says.
 """
 
 from __future__ import annotations
@@ -30,9 +32,11 @@ from dataclasses import dataclass, field
 from grpo_core.checks.degenerate import HANGUL_FILLERS, ZERO_WIDTH
 from grpo_core.errors import UsageError
 from grpo_core.rewards.reward import completion_text
+from grpo_core.training.rollouts import EpisodeSettings
 from grpo_core.training.sample import generate_and_score, held_out_rows, question_text
+from grpo_core.training.tool_health import ToolHealth, episode_counts
 
-SIGNALS = ("dominance", "flat-groups", "length", "degenerate", "probe")
+SIGNALS = ("dominance", "flat-groups", "length", "degenerate", "probe", "tool-collapse", "tool-spam")
 # What --stop-on names: the signals above and the warnings of training.callbacks.MonitorCallback.
 STOP_NAMES = (*SIGNALS, "reward-std", "kl", "clipped", "unscored", "any")
 WINDOW = 5  # logged steps pooled for a warning: one step of a few groups is noise
@@ -63,7 +67,8 @@ def watch(trainer, run, args):
     observer that feeds Health every training batch TRL scores (last of ``build.reward_table_changes``, so after a
     control run replaced the scores: what the policy is pushed by)."""
     settings = run.settings
-    health = Health([r.__name__ for r in run.rewards], [float(r.weight) for r in run.rewards], args.num_generations)
+    health = Health([r.__name__ for r in run.rewards], [float(r.weight) for r in run.rewards], args.num_generations,
+                    tools=ToolHealth(args.max_tool_calling_iterations) if run.environments else None)
 
     def observe(table, prompts, completions, completion_ids):
         if not trainer.accelerator.is_main_process:  # the main process logs the signals and decides on --stop-on
@@ -72,13 +77,14 @@ def watch(trainer, run, args):
         offset = trainer.accelerator.process_index * len(prompts)
         audit = (trainer.state.global_step + 1) % settings.audit_every == 0  # the step this batch trains
         health.observe(observe_batch(table.detach().float().cpu().tolist(), health.weights, args.num_generations,
-                                     prompts, completions, offset, audit))
+                                     prompts, completions, offset, audit, tools=health.tools is not None))
         return table
 
     if not settings.probe:
         return health, None, observe
     rows, _ = held_out_rows(run.dataset_spec, run.dataset_params, run.dataset, settings.probe)
-    return health, Probe(trainer, rows, run.rewards, int(args.max_completion_length or 64), settings.probe_every), observe
+    return health, Probe(trainer, rows, run.rewards, int(args.max_completion_length or 64), settings.probe_every,
+                         EpisodeSettings.of_run(run)), observe
 
 
 @dataclass
@@ -90,6 +96,7 @@ class Probe:
     rewards: list
     max_new_tokens: int
     every: int
+    episodes: EpisodeSettings | None = None  # a run with environments: each probe row is an episode with its tools
 
     def scores(self) -> dict:
         model = self.trainer.accelerator.unwrap_model(self.trainer.model)
@@ -97,7 +104,7 @@ class Probe:
         model.eval()
         try:
             return generate_and_score(model, self.trainer.processing_class, self.rows, self.rewards,
-                                      self.max_new_tokens)["means"]
+                                      self.max_new_tokens, episodes=self.episodes)["means"]
         finally:
             model.train(training)
 
@@ -170,13 +177,14 @@ class Batch:
     length_deviations: list  # each less the mean of its group's completions on this process
     advantages: list
     families: list | None  # None: not audited (--audit-every)
+    tool_counts: list | None = None  # per completion of this process: (tool turns, tool calls); None: no tools
 
 
 def observe_batch(table: list[list[float]], weights: list[float], group: int, prompts, completions,
-                  offset: int = 0, audit: bool = True) -> Batch:
+                  offset: int = 0, audit: bool = True, tools: bool = False) -> Batch:
     """A ``Batch`` from the (completions x rewards) ``table`` gathered over the processes, the reward ``weights``,
     the group size and this process's ``prompts`` and ``completions`` (rows ``offset`` on of the table); with
-    ``audit``, each completion's degenerate family too."""
+    ``audit``, each completion's degenerate family too; with ``tools``, each episode's tool turns and calls."""
     rows = len(table)
     rewards = len(weights)
     deviations = [[0.0] * rows for _ in range(rewards)]
@@ -207,7 +215,7 @@ def observe_batch(table: list[list[float]], weights: list[float], group: int, pr
     return Batch(deviations, flat, rows // group, list(lengths.values()), length_deviations,
                  [advantages[i] for i in local],
                  [degenerate_family(texts[i - offset], question_text(prompts[i - offset])) for i in local]
-                 if audit else None)
+                 if audit else None, episode_counts(completions) if tools else None)
 
 
 def dominance(batches: list[Batch]) -> list[float] | None:
@@ -239,6 +247,7 @@ class Health:
     dominant_steps: int = 0
     same_everywhere: int = 0  # logged steps in a row whose completions all scored the same (reward_std 0)
     warned: set = field(default_factory=set)
+    tools: ToolHealth | None = None  # a run with environments: its tool signals
 
     def observe(self, batch: Batch) -> None:
         self.pending.append(batch)
@@ -248,7 +257,8 @@ class Health:
         counters and the warnings given (the last steps' batches are not kept: those windows fill again)."""
         return {"flat_history": self.flat_history, "reward_history": self.reward_history,
                 "probes": [list(probe) for probe in self.probes], "dominant_steps": self.dominant_steps,
-                "same_everywhere": self.same_everywhere, "warned": sorted(self.warned)}
+                "same_everywhere": self.same_everywhere, "warned": sorted(self.warned),
+                **(self.tools.state() if self.tools else {})}
 
     def restore(self, saved: dict) -> None:
         """Go on from a checkpoint's ``state()``."""
@@ -258,6 +268,8 @@ class Health:
         self.dominant_steps = int(saved.get("dominant_steps", 0))
         self.same_everywhere = int(saved.get("same_everywhere", 0))
         self.warned = set(saved.get("warned", []))
+        if self.tools:
+            self.tools.restore(saved)
 
     def log(self, logs: dict, step: int) -> list[tuple[str, str]]:
         batches, self.pending = self.pending, []
@@ -285,6 +297,8 @@ class Health:
         self.reward_history.append(logs.get("reward"))
         self.same_everywhere = self.same_everywhere + 1 if logs.get("reward_std") == 0 else 0
         fired += self._flat() + self._length(pooled) + self._degenerate(pooled)
+        if self.tools:
+            fired += self.tools.log(logs, [c for b in batches for c in b.tool_counts or ()])
         return [(key, message) for key, message in fired if self._first(key)]
 
     def _first(self, key: str) -> bool:

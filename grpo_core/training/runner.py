@@ -14,17 +14,19 @@ from grpo_core.checks.results import CheckReport
 from grpo_core.checks.run import dataset_rows, preflight as preflight_checks
 from grpo_core.errors import GrpoError, UsageError
 from grpo_core.plugins import get_registry
-from grpo_core.plugins.loading import (is_episode_reward, load_rewards, model_path, validate_columns,
-                                       validate_model_available, validate_model_name)
+from grpo_core.plugins.loading import (episode_rewards, is_episode_reward, load_environments, load_rewards,
+                                       model_path, validate_columns, validate_model_available, validate_model_name)
 from grpo_core.rundir import outputs
 from grpo_core.rundir.claim import replace_outputs, validate_outputs
 from grpo_core.rundir.names import METRICS_FILE
 from grpo_core.rundir.record import describe
+from grpo_core.settings.declared import DEFAULT_TOOL_TURNS
 from grpo_core.settings.layers import flag_layer, settings_from_options
 from grpo_core.training import collector, control, launch, stages
 from grpo_core.training.aggregation import aggregation_lines
 from grpo_core.training.resolve import DEFAULT_OUTPUT_DIR, load_data, profile_line, resolve, start_scoring
-from grpo_core.training.tools import model_is_folder, pick_template
+from grpo_core.training.rollouts import EpisodeSettings
+from grpo_core.training.tools import chat_template, model_is_folder, pick_template, validate_environment_column
 from grpo_core.training.train import Outcome, claim_folder, train
 from grpo_core.training.sample import (comparison_heading, format_comparison, has_held_out_split, held_out,
                                        held_out_rows, score_models)
@@ -168,8 +170,9 @@ def _compare(run, n: int, control_run=None) -> None:
     if control_run is not None:
         models.append((f"{Path(control_run.grpo['output_dir']) / 'final'} (control)",
                        str(Path(control_run.grpo["output_dir"]) / "final")))
-    scored = [r for r in run.rewards if not is_episode_reward(r)]  # generated without tools: no episode to score
-    results = score_models(models, rows, scored, max_new_tokens=tokens)
+    episodes = EpisodeSettings.of_run(run)  # with environments, each row is an episode with the run's tools
+    scored = run.rewards if episodes else [r for r in run.rewards if not is_episode_reward(r)]
+    results = score_models(models, rows, scored, max_new_tokens=tokens, episodes=episodes)
     click.echo(f"{comparison_heading(spec, run.dataset_params)}{where}:", err=True)
     click.echo(format_comparison(results), err=True)
     if control_run is not None:
@@ -200,22 +203,34 @@ def preflight(run) -> None:
         click.echo(line, err=True)
 
 
-def sample_models(models, dataset, dataset_args, rewards, reward_args, n, max_new_tokens, temperature, output=None):
-    """Score each model's completions on the dataset's last ``n`` rows (see grpo_core.training.sample)."""
+def sample_models(models, dataset, dataset_args, rewards, reward_args, n, max_new_tokens, temperature, output=None,
+                  environments=(), env_args=(), given_template=None, tool_timeout=30.0, tool_turns=None):
+    """Score each model's completions on the dataset's last ``n`` rows (see grpo_core.training.sample); with
+    ``environments``, each completion is an episode that may call their tools, scored with their rewards too."""
     from grpo_core.training.build import quiet_libraries  # transformers' TrainerCallback: heavy
 
     quiet_libraries()
-    given = flag_layer(rewards=rewards, reward_args=reward_args, dataset_args=dataset_args)
+    given = flag_layer(rewards=rewards, reward_args=reward_args, dataset_args=dataset_args, environments=environments,
+                       env_args=env_args)
     loaded = load_rewards(given.get("rewards", []), params=given.get("reward_args"), weights=given.get("weights"),
                           dataset=dataset)
+    selected = load_environments(list(given.get("environments") or []), given.get("env_args"))
+    loaded += episode_rewards(selected)
     for model in models:
         validate_model_name(model)
         validate_model_available(model)
     spec = get_registry().dataset(dataset)
     rows = held_out(spec.load(**spec.resolve(given.get("dataset_args"))), n)
-    validate_columns(rows, loaded, dataset)
-    paths = [(model, model_path(model)) for model in models]
-    results = score_models(paths, rows, loaded, max_new_tokens, temperature=temperature)
+    validate_columns(rows, [r for r in loaded if not is_episode_reward(r)], dataset)
+    validate_environment_column(rows, selected, dataset)
+    results = []
+    for model in models:
+        episodes = None
+        if selected:  # each model renders tools with its own template, or the one it is given
+            template, _ = chat_template(model_path(model), model, given_template)
+            episodes = EpisodeSettings(selected, tool_turns or DEFAULT_TOOL_TURNS, tool_timeout, template)
+        results += score_models([(model, model_path(model))], rows, loaded, max_new_tokens, temperature=temperature,
+                                episodes=episodes)
     if output:
         with open(output, "w") as handle:
             for result in results:

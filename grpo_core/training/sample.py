@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-import inspect
 import math
+
+from grpo_core.training.generation import generate_shared_prefix
+from grpo_core.training.rollouts import run_episodes, tool_calls_made
 
 
 def held_out(dataset, n: int):
@@ -54,8 +56,9 @@ def held_out_rows(spec, params: dict, train_dataset, n: int):
 
 
 def sample_and_score(model_path: str, rows, rewards, max_new_tokens: int = 64, batch_size: int = 64,
-                     temperature: float = 0.0, seed: int = 0) -> dict:
-    """Generate one completion per row and return per-reward means plus the samples."""
+                     temperature: float = 0.0, seed: int = 0, episodes=None) -> dict:
+    """Generate one completion per row (with ``episodes``, a ``rollouts.EpisodeSettings``: one episode with tools)
+    and return per-reward means plus the samples."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -63,13 +66,15 @@ def sample_and_score(model_path: str, rows, rewards, max_new_tokens: int = 64, b
     tokenizer = AutoTokenizer.from_pretrained(model_path)
     model = AutoModelForCausalLM.from_pretrained(model_path, dtype=torch.float32).eval()
     return {"model": model_path, **generate_and_score(model, tokenizer, rows, rewards, max_new_tokens, batch_size,
-                                                      temperature)}
+                                                      temperature, episodes)}
 
 
 def generate_and_score(model, tokenizer, rows, rewards, max_new_tokens: int = 64, batch_size: int = 64,
-                       temperature: float = 0.0) -> dict:
+                       temperature: float = 0.0, episodes=None) -> dict:
     """One completion per row from a loaded ``model`` (in eval mode), scored by ``rewards``: ``n``, the per-reward
-    ``means`` and the ``samples``."""
+    ``means`` and the ``samples``. With ``episodes`` (a ``rollouts.EpisodeSettings``) each completion is an episode
+    with the row's environment, its messages scored with the environment instance as TRL scores one in training;
+    the result also holds ``tool_share``, the share of episodes that called a tool."""
     import torch
 
     padding_side = tokenizer.padding_side
@@ -77,94 +82,67 @@ def generate_and_score(model, tokenizer, rows, rewards, max_new_tokens: int = 64
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     prompts = list(rows["prompt"])
-    completions: list[str] = []
-    for start in range(0, len(prompts), batch_size):
-        batch = prompts[start:start + batch_size]
-        texts = [
-            tokenizer.apply_chat_template(p, tokenize=False, add_generation_prompt=True) if not isinstance(p, str) else p
-            for p in batch
-        ]
-        encoded = [tokenizer(text, add_special_tokens=False)["input_ids"] for text in texts]
-        with torch.inference_mode():
-            completions += generate_shared_prefix(model, tokenizer, encoded, max_new_tokens, temperature)
-    tokenizer.padding_side = padding_side
-    shaped = [[{"role": "assistant", "content": c}] if not isinstance(p, str) else c for p, c in zip(prompts, completions)]
     columns = {name: list(rows[name]) for name in rows.column_names if name != "prompt"}
+    if episodes is not None:
+        try:
+            shaped, columns["environments"] = run_episodes(model, tokenizer, rows, episodes, max_new_tokens,
+                                                           temperature, batch_size)
+        finally:
+            tokenizer.padding_side = padding_side
+        completions, calls = shaped, [tool_calls_made(messages) for messages in shaped]
+    else:
+        texts = []
+        for start in range(0, len(prompts), batch_size):
+            batch = prompts[start:start + batch_size]
+            rendered = [tokenizer.apply_chat_template(p, tokenize=False, add_generation_prompt=True)
+                        if not isinstance(p, str) else p for p in batch]
+            encoded = [tokenizer(text, add_special_tokens=False)["input_ids"] for text in rendered]
+            with torch.inference_mode():
+                texts += generate_shared_prefix(model, tokenizer, encoded, max_new_tokens, temperature)
+        tokenizer.padding_side = padding_side
+        completions, calls = texts, None
+        shaped = [[{"role": "assistant", "content": c}] if not isinstance(p, str) else c for p, c in zip(prompts, texts)]
     scores = {}
     for reward in rewards:
         values = reward.score(prompts=prompts, completions=shaped, completion_ids=None, **columns)
         finite = [v for v in values if v is not None and math.isfinite(v)]
         scores[reward.__name__] = {"mean": sum(finite) / len(finite) if finite else None, "scored": len(finite),
                                    "values": values}
-    return {"n": len(prompts), "means": {k: v["mean"] for k, v in scores.items()},
-            "samples": [{"prompt": p, "completion": c, **{k: v["values"][i] for k, v in scores.items()}}
-                        for i, (p, c) in enumerate(zip(prompts, completions))]}
-
-
-def common_prefix_length(sequences: list[list[int]]) -> int:
-    """How many leading tokens every sequence shares, leaving at least one token of each to feed."""
-    shortest = min(len(ids) for ids in sequences)
-    length = 0
-    while length < shortest - 1 and all(ids[length] == sequences[0][length] for ids in sequences):
-        length += 1
-    return length
-
-
-def generate_shared_prefix(model, tokenizer, encoded: list[list[int]], max_new_tokens: int,
-                           temperature: float = 0.0) -> list[str]:
-    """Generate for token-id prompts, computing the tokens they all start with once.
-
-    Held-out prompts share a long head (system prompt, worked examples), so the shared part is run
-    once and its cache copied to every row; each row's own tail is left-padded after it. The tokens
-    fed are exactly the prompt's, so the completions are those of a plain padded ``generate``.
-    """
-    output, width = generate_ids(model, tokenizer.pad_token_id, encoded, max_new_tokens=max_new_tokens,
-                                 do_sample=temperature > 0, temperature=temperature if temperature > 0 else None)
-    return tokenizer.batch_decode(output[:, width:], skip_special_tokens=True)
-
-
-def generate_ids(model, pad: int, encoded: list[list[int]], **generate_args):
-    """``model.generate`` on the prompts with their shared head run once: (its output, the prompt width)."""
-    import torch
-    from transformers import DynamicCache
-
-    shared = common_prefix_length(encoded) if len(encoded) > 1 else 0
-    tails = [ids[shared:] for ids in encoded]
-    width = max(len(tail) for tail in tails)
-    input_ids = torch.tensor([encoded[0][:shared] + [pad] * (width - len(t)) + t for t in tails])
-    attention = torch.tensor([[1] * shared + [0] * (width - len(t)) + [1] * len(t) for t in tails])
-    if shared:
-        cache = DynamicCache(config=model.config)
-        # newer transformers name it `cache` and warn on the old name; older ones know only past_key_values
-        name = "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
-        model(input_ids=input_ids[:1, :shared], use_cache=True, **{name: cache})
-        cache.batch_repeat_interleave(len(encoded))
-        generate_args[name] = cache
-    output = model.generate(input_ids=input_ids, attention_mask=attention, top_p=None, top_k=None,
-                            pad_token_id=pad, **generate_args)
-    return output, input_ids.shape[1]
+    result = {"n": len(prompts), "means": {k: v["mean"] for k, v in scores.items()},
+              "samples": [{"prompt": p, "completion": c, **({"tool_calls": calls[i]} if calls is not None else {}),
+                           **{k: v["values"][i] for k, v in scores.items()}}
+                          for i, (p, c) in enumerate(zip(prompts, completions))]}
+    if calls is not None:
+        result["tool_share"] = sum(1 for n in calls if n) / len(calls) if calls else None
+    return result
 
 
 def score_models(models: list[tuple[str, str]], rows, rewards, max_new_tokens: int = 64,
-                 temperature: float = 0.0) -> list[dict]:
+                 temperature: float = 0.0, episodes=None) -> list[dict]:
     """``sample_and_score`` for each ``(label, path)``, on the same rows; each result names its label."""
     results = []
     for label, path in models:
-        result = sample_and_score(path, rows, rewards, max_new_tokens, temperature=temperature)
+        result = sample_and_score(path, rows, rewards, max_new_tokens, temperature=temperature, episodes=episodes)
         result["model"] = label
         results.append(result)
     return results
 
 
+def _cells(result: dict) -> dict:
+    """A comparison row's values: each reward's mean, and with episodes the share of them that called a tool."""
+    return {**result["means"], **({"tool calls": result["tool_share"]} if "tool_share" in result else {})}
+
+
 def format_comparison(results: list[dict]) -> str:
-    names = list(results[0]["means"])
+    rows = [_cells(r) for r in results]
+    names = list(rows[0])
     width = max(12, *(len(r["model"]) for r in results)) if results else 12
     lines = [f"{'model':<{width}}  " + "".join(f"{n:>14}" for n in names)]
-    for result in results:
-        cells = "".join(f"{'-' if result['means'][n] is None else format(result['means'][n], '.3f'):>14}" for n in names)
+    for result, values in zip(results, rows):
+        cells = "".join(f"{'-' if values[n] is None else format(values[n], '.3f'):>14}" for n in names)
         lines.append(f"{result['model']:<{width}}  {cells}")
     if len(results) == 2:  # before and after: the change is what a reader looks for
-        before, after = (r["means"] for r in results)
+        before, after = rows
         changes = ["-" if before[n] is None or after[n] is None else format(after[n] - before[n], "+.3f")
                    for n in names]
         cells = "".join(f"{change:>14}" for change in changes)

@@ -42,6 +42,10 @@ FUNCTIONS = {
         "a stage that continues a LoRA adapter loads its base model as GRPOTrainer loads a model from "
         "model_init_kwargs (dtype names, device placement, the architecture from the config)"
     ),
+    "trl.chat_template_utils.parse_response": (
+        "episodes outside training (sample, the comparison, the probe) read a generated turn's tool calls as "
+        "GRPOTrainer reads them in training (parse_reply)"
+    ),
 }
 # Text TRL writes that grpo-core reads: the name -> (why, the module whose source holds it, the text).
 TEXTS = {
@@ -225,3 +229,47 @@ def stored_attributes(state, callback_name: str) -> dict:
     if isinstance(stored, list):
         stored = stored[0] if stored else None
     return (stored or {}).get("attributes") or {}
+
+
+def tool_names(cls: type) -> list[str]:
+    """The tools GRPOTrainer makes of an environment class: its public functions but ``reset`` and ``get_reward``
+    (see TEXTS)."""
+    return [name for name, _ in inspect.getmembers(cls, predicate=inspect.isfunction)
+            if not name.startswith("_") and name not in ("reset", "get_reward")]
+
+
+def with_response_schema(tokenizer):
+    """``tokenizer`` able to read tool calls back from its chat template's output, as GRPOTrainer makes it."""
+    from trl import add_response_schema
+
+    if getattr(tokenizer, "response_template", None) is None and getattr(tokenizer, "response_schema", None) is None:
+        tokenizer = add_response_schema(tokenizer)
+    return tokenizer
+
+
+def parse_reply(tokenizer, ids: list[int], prefix: list[int], tools: list) -> dict:
+    """A generated turn ``ids`` (after the tokens ``prefix``) as the assistant message GRPOTrainer reads from it, with
+    its ``tool_calls`` (see FUNCTIONS)."""
+    from trl.chat_template_utils import parse_response
+
+    message = parse_response(tokenizer, ids, prefix=prefix, tools=tools or None)
+    return {"role": "assistant", **message}
+
+
+def tool_suffix_ids(tokenizer, tool_messages: list[dict]) -> list[int]:
+    """The tokens the chat template puts after an assistant turn that asked for tools: the tool answers and the next
+    assistant header. Made as GRPOTrainer makes them in training: a minimal conversation rendered without and with
+    the tool messages, the first cut after its last end-of-turn token."""
+    dummy = [{"role": "user", "content": "dummy"},
+             {"role": "assistant", "content": "",
+              "tool_calls": [{"type": "function", "function": {"name": tool_messages[0]["name"], "arguments": {}}}]}]
+    prefix = tokenizer.apply_chat_template(dummy, add_generation_prompt=False, tokenize=True, return_dict=False)
+    full = tokenizer.apply_chat_template(dummy + tool_messages, add_generation_prompt=True, tokenize=True,
+                                         return_dict=False)
+    ends = [i for i, token in enumerate(prefix) if token == tokenizer.eos_token_id]
+    if ends:
+        prefix = prefix[:ends[-1] + 1]
+    if full[:len(prefix)] != prefix:
+        raise ValueError("the chat template renders an assistant turn differently once tool answers follow it; "
+                         "episodes cannot be continued with it")
+    return list(full[len(prefix):])
