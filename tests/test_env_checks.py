@@ -185,6 +185,26 @@ def test_a_hanging_tool_fires_the_limit_and_the_check_ends_in_seconds(tmp_path):
     assert "env:spec / no leak: not checked, a call hung (see time)" in done.stdout
 
 
+def test_tool_timeout_sets_the_limit_each_call_is_checked_against(tmp_path):
+    path = environment_file(tmp_path, '''
+    def wait(self, seconds: str) -> str:
+        """Wait a little.
+
+        Args:
+            seconds: ignored
+
+        Returns:
+            done
+        """
+        time.sleep(0.4)
+        return "done"
+    ''')
+    code, output = check(path, "--tool-timeout", "0.1", "--max-examples", "2")
+    assert code == 1 and "time violated: each call answers within 0.1 s; wait gave no answer within 0.1 s" in output
+    code, output = check(path, "--tool-timeout", "0", "--max-examples", "2")
+    assert code == 2 and "--tool-timeout" in output and "Traceback" not in output
+
+
 def test_an_environment_without_get_reward_skips_the_reward_properties(tmp_path):
     path = environment_file(tmp_path, extra="\ndel Calc.get_reward\n")
     code, output = check(path, "--json")
@@ -264,3 +284,56 @@ def test_the_testing_kit_checks_an_environment_spec_and_returns_the_report(tmp_p
     assert not report.ok and "do-nothing" in report.failed("calc")
     with pytest.raises(TypeError, match="EnvironmentSpec"):
         check_environment(object(), rows)
+
+
+class RunsCode:
+    """A tool environment that reads no column (as the python environment): its output follows the argument only."""
+
+    def reset(self, **row):
+        self.tests = row.get("tests") or []
+
+    def run(self, code: str) -> str:
+        """Pretend to run a program.
+
+        Args:
+            code: the program
+
+        Returns:
+            What it printed.
+        """
+        return f"ran {len(str(code))} characters"
+
+
+class HandsBackATest(RunsCode):
+    def run(self, code: str) -> str:
+        """Pretend to run a program, and give away one of the row's hidden tests.
+
+        Args:
+            code: the program
+
+        Returns:
+            What it printed.
+        """
+        return f"ran {len(str(code))} characters\n{self.tests[0]}"
+
+
+CODE_ROWS = [{"prompt": [{"role": "user", "content": f"Write `add{n}(a, b)`, e.g. add{n}(1, 1) returns {n + 2}."}],
+              "tests": [f"assert add{n}(2, 3) == {n + 5}", f"assert add{n}(0, 0) == {n}"],
+              "solution": f"def add{n}(a, b):\n    return a + b + {n}\n", "entry_point": f"add{n}"} for n in range(4)]
+
+
+def test_rows_without_an_answer_are_searched_for_every_column_the_prompt_does_not_show():
+    from grpo_core.checks.env_properties import hidden_golds
+    from grpo_core.testing import check_environment
+
+    sound = EnvironmentSpec(name="runs", description="x", factory=RunsCode)
+    subject = EnvironmentUnderTest(Environment(sound, {}, "runs"), CODE_ROWS)
+    # the tests and the solution are hidden; the function's name is in the prompt, so showing it gives nothing away
+    assert [column for column, _ in hidden_golds(subject, CODE_ROWS[1])] == ["tests", "solution"]
+    report = check_environment(sound, CODE_ROWS, seed=0, max_examples=10)
+    assert report.ok and "no leak" not in " ".join(report.unchecked()), report.unchecked()
+    leaking = EnvironmentSpec(name="leaks", description="x", factory=HandsBackATest)
+    report = check_environment(leaking, CODE_ROWS, seed=0, max_examples=10)
+    assert report.failed("leaks") == ["no leak"]
+    (failure,) = report.failures
+    assert "holds the row's hidden 'tests'" in failure.message and "follows the hidden 'tests' column" in failure.message

@@ -7,8 +7,9 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
+from grpo_core.checks.display import clip_repr
 from grpo_core.checks.episodes import (DEFAULT_CALL_TIMEOUT_S, Episode, EnvironmentUnderTest, EpisodeFailed, ToolHung,
                                        in_bounds)
 from grpo_core.checks.results import FAIL, PASS, SKIP, PropertyResult
@@ -189,35 +190,53 @@ def do_nothing(subject: EnvironmentUnderTest, draw: Draw) -> PropertyResult:
     return subject.result(name, PASS, examples=count)
 
 
+def hidden_golds(subject: EnvironmentUnderTest, row: dict) -> list[tuple[str, Any]]:
+    """``(column, value)`` for what no tool output may hold on ``row``: its gold answer (an ``answer`` column, or the
+    first of the environment's columns the row has); for rows with neither, each column the prompt does not show (a
+    code task's hidden tests and reference solution, which an environment reading no column must not reach either).
+    A value the prompt holds is left out: showing it gives nothing away."""
+    column = gold_column(row, subject.spec.columns)
+    if column is not None:
+        found = [(column, row[column])]
+    else:
+        found = [(name, value) for name, value in row.items() if name != "prompt" and value is not None
+                 and not isinstance(value, bool) and str(value).strip() and value != []]
+    shown = prompt_text(row)
+    return [(name, value) for name, value in found if value is not None and not holds(shown, value)]
+
+
 def leak(subject: EnvironmentUnderTest, row: dict, call: Call) -> tuple[str, dict] | None:
-    """Why ``call`` leaks ``row``'s gold answer, with the episodes that show it; None when it does not.
+    """Why ``call`` leaks what ``row`` hides (``hidden_golds``), with the episodes that show it; None when it does not.
 
     An output holds the gold answer without leaking it when the declared gold episode makes exactly that call,
     when the arguments themselves hold the answer, or when the output follows from the arguments: the same call
     on the same row with another hidden answer still gives this answer (a calculator multiplying the prompt's
     numbers). It leaks when the output follows the hidden answer, or when a tool with no arguments gives it."""
-    gold = subject.gold_of(row)
-    if gold is None or holds(prompt_text(row), gold):
+    golds = hidden_golds(subject, row)
+    if not golds:
         return None
     episode = subject.run(row, [call], score=False)
-    if not holds(episode.outputs[0], gold):
-        return None
     tool, args = call
-    declared = subject.gold_calls(row) or []
-    if any(tool == t and _same_args(args, a) for t, a in declared):
-        return None
-    if any(holds(value, gold) for value in args.values()):
-        return None
-    if not subject.tools.get(tool):
-        return (f"'{tool}' takes no arguments, yet its output holds the row's gold answer {gold!r}", episode.shown())
-    column = gold_column(row, subject.spec.columns)
-    changed = {**row, column: other_gold(gold, subject.rows, column)}
-    other = subject.run(changed, [call], score=False)
-    if holds(other.outputs[0], gold):
-        return None
-    return (f"the output of {tool} holds the row's gold answer {gold!r} and follows the hidden '{column}' column, not "
-            "the arguments (the same call on the row with another answer gave another output)",
-            flat(episode=episode, same_call_other_answer=other))
+    for column, gold in golds:
+        if not holds(episode.outputs[0], gold):
+            continue
+        declared = subject.gold_calls(row) or []
+        if any(tool == t and _same_args(args, a) for t, a in declared):
+            continue
+        if any(holds(value, gold) for value in args.values()):
+            continue
+        what = f"the row's gold answer {clip_repr(gold, 120)}" if column == gold_column(row, subject.spec.columns) \
+            else f"the row's hidden '{column}' ({clip_repr(gold, 120)})"
+        if not subject.tools.get(tool):
+            return f"'{tool}' takes no arguments, yet its output holds {what}", episode.shown()
+        changed = {**row, column: other_gold(gold, subject.rows, column)}
+        other = subject.run(changed, [call], score=False)
+        if holds(other.outputs[0], gold):
+            continue
+        return (f"the output of {tool} holds {what} and follows the hidden '{column}' column, not the arguments (the "
+                "same call on the row with another value there gave another output)",
+                flat(episode=episode, same_call_other_answer=other))
+    return None
 
 
 def _same_args(a: dict, b: dict) -> bool:
@@ -225,14 +244,16 @@ def _same_args(a: dict, b: dict) -> bool:
 
 
 def no_leak(subject: EnvironmentUnderTest, draw: Draw) -> PropertyResult:
-    """No tool output holds the row's gold answer for arguments drawn (text, numbers, the prompt's values), unless
-    the declared gold episode makes that call or the answer follows from the arguments."""
+    """No tool output holds the row's gold answer (or, for rows without one, a column the prompt does not show) for
+    arguments drawn (text, numbers, the prompt's values), unless the declared gold episode makes that call or the
+    answer follows from the arguments."""
     from hypothesis import strategies as st
 
     name = "no leak"
-    if not any(subject.gold_of(row) is not None for row in subject.rows):
+    if not any(hidden_golds(subject, row) for row in subject.rows):
         return subject.result(name, SKIP, "the rows have no gold answer (an 'answer' column, or one of the "
-                                          "environment's columns) to look for in tool outputs")
+                                          "environment's columns), nor any column the prompt does not show, to "
+                                          "look for in tool outputs")
     if not subject.tools:
         return subject.result(name, SKIP, "the environment has no tools")
     rows = subject.rows
@@ -243,8 +264,9 @@ def no_leak(subject: EnvironmentUnderTest, draw: Draw) -> PropertyResult:
         i, call = drawn
         found = leak(subject, rows[i], call)
         if found:
-            raise Violation(f"{name} violated: no tool output holds the row's gold answer unless the declared gold "
-                            f"episode makes that call; {found[0]}", found[1])
+            raise Violation(f"{name} violated: no tool output holds the row's gold answer (or what else the row "
+                            f"hides from the prompt) unless the declared gold episode makes that call; {found[0]}",
+                            found[1])
 
     return search(name, subject, draw, strategy, guarded(check), math.inf)
 

@@ -38,9 +38,13 @@ def gold_column(row: dict, columns: tuple[str, ...]) -> str | None:
 
 def holds(output: Any, gold: Any) -> bool:
     """Whether ``output`` holds the gold answer: its text inside the output's text, or, for a gold answer that is
-    a plain number, a number written in the output that equals it exactly (as rationals: ``0.5`` holds ``1/2``)."""
+    a plain number, a number written in the output that equals it exactly (as rationals: ``0.5`` holds ``1/2``).
+    A gold answer that is a list of texts (a code task's tests) is held when any one of them is."""
     if gold is None or output is None:
         return False
+    if isinstance(gold, (list, tuple)) and any(isinstance(item, str) and item.strip() and holds(output, item)
+                                               for item in gold):
+        return True
     text, wanted = str(output), str(gold).strip()
     if not wanted:
         return False
