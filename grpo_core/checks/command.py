@@ -14,6 +14,7 @@ import time
 import click
 
 from grpo_core.checks.env_properties import check_environment
+from grpo_core.checks.episodes import DEFAULT_CALL_TIMEOUT_S
 from grpo_core.checks.executor import abandoned_calls
 from grpo_core.checks.report import format_report
 from grpo_core.checks.results import FAIL, SKIP, CheckReport, PropertyResult
@@ -45,7 +46,11 @@ class _BadInput(click.ClickException):
               help="Examples hypothesis draws per property.")
 @click.option("--seed", type=int, help="Seed for the examples; a failing run prints the seed that repeats it.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON instead of a table.")
-def check(rewards, reward_args, environments, env_args, dataset, dataset_args, max_examples, seed, as_json):
+@option("tool_timeout", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_CALL_TIMEOUT_S, show_default=True,
+        help="Seconds each tool call (and reset, and get_reward) of an --env episode may take; give a run's "
+        "--tool-timeout to check its tools against it.")
+def check(rewards, reward_args, environments, env_args, dataset, dataset_args, max_examples, seed, as_json,
+          tool_timeout):
     """Check rewards with property-based tests before training with them.
 
     For every reward: one float or None per completion, finite and inside its declared bounds,
@@ -103,7 +108,7 @@ def check(rewards, reward_args, environments, env_args, dataset, dataset_args, m
     for environment in environments:
         started = time.monotonic()
         report.params[environment.name] = dict(environment.params)
-        report.results.extend(check_environment(environment, rows, seed, max_examples))
+        report.results.extend(check_environment(environment, rows, seed, max_examples, call_timeout_s=tool_timeout))
         report.seconds += time.monotonic() - started
     for name, message in load_failures:
         report.results.insert(0, PropertyResult(name, "load", FAIL, f"the reward does not load with its defaults: {message}"))
