@@ -1,5 +1,6 @@
 """Reward ``code`` (run the completion's program against the row's tests, in a sandbox) and the datasets
-``code-tasks`` (generated, offline) and ``code-hub`` (MBPP- and HumanEval-style columns).
+``code-tasks`` (generated, offline) and ``code-hub`` (MBPP- and HumanEval-style columns). For other plugins,
+``run_program`` runs one program as a script in the same sandbox (the ``python`` environment's tool uses it).
 
 Importing this module is cheap: datasets and hypothesis are imported only inside the functions that use them.
 """
@@ -12,10 +13,12 @@ from grpo_reward_code.hub import FORMATS
 from grpo_reward_code.hub import SYSTEM_PROMPT as HUB_SYSTEM_PROMPT
 from grpo_reward_code.properties import CHECKS
 from grpo_reward_code.reward import code_reward, validate_params
+from grpo_reward_code.runner import ProgramRun, run_program, sandbox_problem
 from grpo_reward_code.sandbox import SANDBOXES
 from grpo_reward_code.tasks import SPLITS, SYSTEM_PROMPT
 
-__all__ = ["SPEC", "code_reward", "register_datasets", "register_rewards"]
+__all__ = ["SPEC", "ProgramRun", "code_reward", "register_datasets", "register_rewards", "run_program",
+           "sandbox_problem"]
 
 SPEC = RewardSpec(
     name="code",

@@ -1,9 +1,13 @@
 """The process that runs inside the sandbox: it sets the limits, then runs the program in a child process.
 
 It is started as ``python -I -S -c <this file's text>`` and reads one job (marshal, from the calling process)
-from its standard input: ``{"program": ..., "mode": "assert" | "io", "tests": [...], "deadline": seconds,
+from its standard input: ``{"program": ..., "mode": "assert" | "io" | "run", "tests": [...], "deadline": seconds,
 "limits": {...}, "uid": ..., "pid_namespace": ...}``. It writes one line per finished test to its standard
 output, ``INDEX<tab>STATUS<tab>HEX``, which only it holds: the program's child gets other descriptors.
+
+``run`` mode is ``io`` mode as a script runs: the program's standard error is read too, an exception it does not
+catch is printed there as a traceback (exit status 1), and ``SystemExit`` sets the exit status; its lines are
+``INDEX<tab>STATUS<tab>HEX<tab>HEX OF STANDARD ERROR<tab>EXIT STATUS``.
 
 It never runs the program's code. In ``io`` mode the child runs the program on each input and the worker
 passes the output on. In ``assert`` mode the child runs the program once and then answers calls: the worker
@@ -26,8 +30,11 @@ import time
 
 def main():
     job = marshal.loads(sys.stdin.buffer.read())
-    if job["mode"] != "io":
+    if job["mode"] == "assert":
         import ast  # noqa: F401  (loaded while the interpreter's files are readable: a uid of our own may not be)
+    elif job["mode"] == "run":
+        import linecache  # noqa: F401  (the same: run_script shows a traceback with them)
+        import traceback  # noqa: F401
     if job.get("uid") is not None:  # started as root: drop to a uid of its own before running anything
         os.setgroups([])
         os.setgid(job["uid"])
@@ -54,24 +61,29 @@ def main():
     # In its own PID namespace, or as a uid of its own, kill(-1) reaches only the program's processes.
     sweep = job["pid_namespace"] or job.get("uid") is not None
     end = time.monotonic() + job["deadline"]
-    if job["mode"] == "io":
+    if job["mode"] in ("io", "run"):
+        errors = job["mode"] == "run"
         for index, test in enumerate(job["tests"]):
-            status, text = run_io(job["program"], test, end, limits["output"], sweep)
-            report(out, index, status, text)
+            status, text, error_text, code = run_io(job["program"], test, end, limits["output"], sweep, errors)
+            report(out, index, status, text, *((error_text, code) if errors else ()))
             if status == "timeout":
                 break
     else:
         run_asserts(job["program"], job["tests"], end, out, sweep)
 
 
-def report(out, index, status, data=b""):
-    out.write(b"%d\t%s\t%s\n" % (index, status.encode(), data.hex().encode()))
+def report(out, index, status, data=b"", *extra):
+    """One result line; ``extra`` fields are bytes (written as hex) or an exit status (a number, or None)."""
+    fields = [b"%d" % index, status.encode(), data.hex().encode()]
+    fields += [field.hex().encode() if isinstance(field, bytes) else str(field).encode() for field in extra]
+    out.write(b"\t".join(fields) + b"\n")
     out.flush()
 
 
-def start_child(program, stdin_fd, stdout_fd, calls=None):
+def start_child(program, stdin_fd, stdout_fd, calls=None, stderr_fd=None):
     """Fork the child that runs ``program`` with the given standard input and output (``calls``: the two
-    pipe ends it answers calls on, moved to descriptors 3 and 4); every other descriptor is closed."""
+    pipe ends it answers calls on, moved to descriptors 3 and 4); every other descriptor is closed. With
+    ``stderr_fd`` it runs as a script (``run_script``); without, its standard error goes nowhere."""
     pid = os.fork()
     if pid:
         return pid
@@ -79,7 +91,7 @@ def start_child(program, stdin_fd, stdout_fd, calls=None):
         os.setpgid(0, 0)
         os.dup2(stdin_fd, 0)
         os.dup2(stdout_fd, 1)
-        os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
+        os.dup2(os.open(os.devnull, os.O_WRONLY) if stderr_fd is None else stderr_fd, 2)
         if calls:
             os.dup2(calls[0], 3)
             os.dup2(calls[1], 4)
@@ -88,6 +100,8 @@ def start_child(program, stdin_fd, stdout_fd, calls=None):
         sys.stdout = open(1, "w", closefd=False)
         sys.stderr = open(2, "w", closefd=False)
         namespace = {"__name__": "__main__"}
+        if stderr_fd is not None:
+            os._exit(run_script(program, namespace))
         try:
             exec(compile(program, "<program>", "exec"), namespace)
         finally:
@@ -96,6 +110,44 @@ def start_child(program, stdin_fd, stdout_fd, calls=None):
             serve(namespace)
     finally:
         os._exit(0)
+
+
+def run_script(program, namespace):
+    """Run ``program`` as ``python`` runs a script; its exit status. An exception it does not catch is printed on
+    standard error as a traceback of the program's own lines, and gives 1; ``SystemExit`` gives its code."""
+    import linecache  # both loaded by main, before the program runs (and before a uid of our own)
+    import traceback
+
+    linecache.cache["<code>"] = (len(program), None, program.splitlines(True), "<code>")
+    status, shown = 0, None
+    try:
+        exec(compile(program, "<code>", "exec"), namespace)
+    except SystemExit as ended:
+        code = ended.code
+        if code is None or isinstance(code, int):
+            status = int(code or 0) & 0xFF
+        else:
+            status, shown = 1, lambda stream, code=code: print(code, file=stream)
+    except BaseException as error:  # the program's own frames only: the one above is this function's
+        status = 1
+        shown = lambda stream, error=error: traceback.print_exception(  # noqa: E731
+            type(error), error, error.__traceback__.tb_next, file=stream)
+    flush()  # what the program wrote comes before its traceback
+    if shown is not None:
+        try:
+            shown(sys.stderr)
+        except BaseException:
+            os.write(2, b"the program ended with an error that cannot be shown\n")
+        flush()
+    return status
+
+
+def flush():
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        try:
+            stream.flush()
+        except BaseException:
+            pass
 
 
 def stop(pid, sweep):
@@ -107,44 +159,59 @@ def stop(pid, sweep):
             pass
 
 
-def run_io(program, text, end, cap, sweep):
-    """Run the program on one input; ("ok" | "error" | "timeout" | "output", what it printed)."""
+def run_io(program, text, end, cap, sweep, errors=False):
+    """Run the program on one input: (status "ok" | "error" | "timeout" | "output", what it printed, what it
+    printed on standard error, exit status). Its standard error is read only with ``errors`` (run mode, where
+    the exit status decides ok or error); ``cap`` bounds both outputs together."""
     name = "stdin-%d.txt" % os.getpid()  # a file, not a pipe: a program that never reads cannot block us
     with open(name, "w") as handle:
         handle.write(text)
     input_fd = os.open(name, os.O_RDONLY)
     os.unlink(name)
     read_end, write_end = os.pipe()
-    pid = start_child(program, input_fd, write_end)
-    os.close(write_end)
-    os.close(input_fd)
-    chunks, size, status, exited = [], 0, None, None
-    while True:
+    error_read, error_write = os.pipe() if errors else (None, None)
+    pid = start_child(program, input_fd, write_end, stderr_fd=error_write)
+    for fd in (write_end, input_fd, error_write):
+        if fd is not None:
+            os.close(fd)
+    reading = [read_end] + ([error_read] if errors else [])
+    chunks = {fd: [] for fd in reading}
+    size, status, exited = 0, None, None
+    while reading and status is None:
         left = end - time.monotonic()
         if left <= 0:
             status = "timeout"
             break
-        if not select.select([read_end], [], [], min(left, 0.05))[0]:
+        ready = select.select(reading, [], [], min(left, 0.05))[0]
+        if not ready:
             if exited is None:
                 exited = os.waitpid(pid, os.WNOHANG)
                 exited = exited if exited[0] else None
-            if exited is not None and not select.select([read_end], [], [], 0)[0]:
+            if exited is not None and not select.select(reading, [], [], 0)[0]:
                 break  # the program ended; a process it left behind holds the pipe open
             continue
-        data = os.read(read_end, 65536)
-        if not data:
-            break
-        size += len(data)
-        if size > cap:
-            status = "output"
-            break
-        chunks.append(data)
+        for fd in ready:
+            data = os.read(fd, 65536)
+            if not data:
+                reading.remove(fd)
+                continue
+            size += len(data)
+            if size > cap:
+                status = "output"
+                break
+            chunks[fd].append(data)
     stop(pid, sweep)
-    os.close(read_end)
+    for fd in chunks:
+        os.close(fd)
     wait_status = exited[1] if exited is not None else os.waitpid(pid, 0)[1]
+    code = None
     if status is None:
-        status = "ok" if os.WIFEXITED(wait_status) and os.WEXITSTATUS(wait_status) == 0 else "error"
-    return status, b"".join(chunks)
+        if os.WIFEXITED(wait_status):
+            code = os.WEXITSTATUS(wait_status)
+        elif os.WIFSIGNALED(wait_status):
+            code = -os.WTERMSIG(wait_status)
+        status = "ok" if code == 0 else "error"
+    return status, b"".join(chunks[read_end]), b"".join(chunks.get(error_read, ())), code
 
 
 MAX_REPLY = 1 << 20

@@ -151,7 +151,10 @@ def probe(sandbox: str) -> str | None:
 
 
 def run_job(job: dict, limits: Limits, sandbox: str = "bubblewrap") -> Outcome:
-    """Run one job (``program``, ``mode``, ``tests``) in a fresh sandbox; never raises for the program's doing."""
+    """Run one job (``program``, ``mode``, ``tests``) in a fresh sandbox; never raises for the program's doing.
+
+    ``mode`` is ``assert`` (the tests are assert statements), ``io`` (each test is an input, the output is read) or
+    ``run`` (``io`` as a script: standard error, tracebacks and the exit status come back too)."""
     start = time.monotonic()
     uid = _private_uid()
     payload = marshal.dumps({**job, "deadline": limits.timeout, "limits": limits.for_worker(), "uid": uid,
@@ -197,16 +200,21 @@ def run_job(job: dict, limits: Limits, sandbox: str = "bubblewrap") -> Outcome:
 
 
 def _records(stdout: bytes, mode: str) -> dict:
-    """The worker's lines ``INDEX<tab>STATUS<tab>HEX`` by index, the data decoded as text."""
-    key = "out" if mode == "io" else "value"
+    """The worker's lines ``INDEX<tab>STATUS<tab>HEX`` by index, the data decoded as text; in run mode also
+    ``err`` (standard error, decoded) and ``exit`` (the exit status, None when the program was stopped)."""
+    key = "out" if mode in ("io", "run") else "value"
     records = {}
     for line in stdout.splitlines()[:10_000]:
         parts = line.split(b"\t")
         try:
             index, status, data = int(parts[0]), parts[1].decode(), bytes.fromhex(parts[2].decode())
+            record = {"i": index, "status": status, key: data.decode("utf-8", "replace") if data else None}
+            if mode == "run":
+                record["err"] = bytes.fromhex(parts[3].decode()).decode("utf-8", "replace")
+                record["exit"] = None if parts[4] == b"None" else int(parts[4])
         except (ValueError, IndexError, UnicodeDecodeError):
             continue
-        records[index] = {"i": index, "status": status, key: data.decode("utf-8", "replace") if data else None}
+        records[index] = record
     return records
 
 
