@@ -8,7 +8,10 @@ regex; nothing here evaluates text as Python.
 
 from __future__ import annotations
 
+import re
+
 MAX_TEXT = 10_000  # only the end of a long completion, where the answer is, goes to math-verify
+_PYTHON_OPERATOR = re.compile(r"\*\*|//")  # power and floor division as Python writes them; not LaTeX
 
 _math_verify = None
 _warm = False
@@ -47,8 +50,9 @@ def parse_expression(text: str, fallback: str = "first_match") -> list:
 
     Bare LaTeX such as ``\\sqrt{2}/2`` or ``(1, 2]`` is read as inline math first, then as plain
     text, where only a reading of the whole text counts (never a number picked out of it, which
-    would read ``-[0,1)`` as ``1``). With ``fallback="no_fallback"`` text math-verify cannot parse
-    gives ``[]`` rather than itself.
+    would read ``-[0,1)`` as ``1``). Text with Python's ``**`` or ``//``, which LaTeX does not have, is read
+    only as plain text: the LaTeX parser stops at them and reads ``9**2`` as ``9``. With ``fallback="no_fallback"``
+    text math-verify cannot parse gives ``[]`` rather than itself.
     """
     mv = _load()
     text = text.strip()
@@ -56,9 +60,10 @@ def parse_expression(text: str, fallback: str = "first_match") -> list:
         return []
     if _has_delimiters(text):
         return mv.parse(text, fallback_mode=fallback, parsing_timeout=None)
-    parsed = mv.parse(f"${text}$", fallback_mode=fallback, parsing_timeout=None)
-    if parsed:
-        return parsed
+    if not _PYTHON_OPERATOR.search(text):
+        parsed = mv.parse(f"${text}$", fallback_mode=fallback, parsing_timeout=None)
+        if parsed:
+            return parsed
     parsed = mv.parse(text, fallback_mode="first_match", parsing_timeout=None)
     if len(parsed) == 2 and _squash(parsed[1]) == _squash(text):
         return parsed
