@@ -179,6 +179,10 @@ def test_a_tool_past_its_limit_is_abandoned_counted_and_reported_as_its_failure(
     ("class Calc:\n    def __init__(self, key):\n        pass\n    def reset(self, **row):\n        pass\n",
      "every parameter of its __init__ needs a default"),
     ("calc = 3\n", "has no function 'Calc'"),
+    ("class Calc:\n    def reset(self, **row):\n        pass\n    def multiply(self, a, b):\n        return a\n",
+     "Calc.multiply cannot be shown to the model as a tool"),
+    ('class Calc:\n    def reset(self, **row):\n        pass\n    def multiply(self, a: str) -> str:\n'
+     '        """Multiply."""\n        return a\n', "Calc.multiply cannot be shown to the model as a tool"),
 ])
 def test_a_broken_environment_class_is_exit_2_before_anything_loads(source, expected, problems, tmp_path):
     (tmp_path / "calc.py").write_text(source)

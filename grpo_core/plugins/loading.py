@@ -288,12 +288,31 @@ def validate_environment(environment: Environment) -> None:
         raise UsageError(f"{where}: {cls.__name__}.get_reward is async; grpo-core reads an episode's reward with a "
                          "plain method: make it a def")
     try:
-        environment.make()
+        instance = environment.make()
     except Exception as error:
         message = str(error).splitlines()[0] if str(error) else ""
         raise UsageError(f"{where}: {cls.__name__}({', '.join(f'{k}={v!r}' for k, v in environment.params.items())}) "
                          f"raised {type(error).__name__}{': ' + message if message else ''}; fix the class or its "
                          "--env-arg values") from None
+    _validate_tool_schemas(instance, environment.spec.tool_names(), f"{where}: {cls.__name__}")
+
+
+def _validate_tool_schemas(instance, names: list[str], where: str) -> None:
+    """A UsageError unless each tool can be described to the model: TRL renders a tool from the JSON schema
+    transformers builds of the method (its type hints and its Google-style docstring), and fails on the first prompt
+    when it cannot."""
+    if not names:
+        return
+    from transformers.utils.chat_template_utils import get_json_schema  # only with environments: ~1 s to import
+
+    for name in names:
+        try:
+            get_json_schema(getattr(instance, name))
+        except Exception as error:  # transformers' TypeError / DocstringParsingException: the reason is its text
+            reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+            raise UsageError(f"{where}.{name} cannot be shown to the model as a tool: {reason}; give each argument a "
+                             "type hint and a line under 'Args:' in a Google-style docstring (TRL builds the tool's "
+                             "schema from them), or make the method private (_name)") from None
 
 
 def episode_rewards(environments: list[Environment], weights: dict[str, float] | None = None) -> list:
