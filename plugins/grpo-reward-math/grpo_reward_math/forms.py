@@ -114,7 +114,9 @@ def math_only(span: str) -> bool:
     text = unwrap(span)
     if not text or len(text) > 500 or re.search(r"[,;]|\\text|\\mbox|\\(?:begin|end)\b", text):
         return False
-    if re.search(r"\d\s+[-+]?\d|\^\s*\{[^{}]*[\^{]|\^\s*\{?\s*\d{3}", text):
+    powers = text.replace("**", "^")  # Python's power, as LaTeX writes it
+    if re.search(r"\d\s+[-+]?\d|\^\s*\{[^{}]*[\^{]|\^\s*\(?\s*[-+]?\d[\d.]*\s*\)?\s*\^|\^\s*[{(]?\s*[-+]?\d{3}",
+                 powers):
         return False  # numbers side by side are a spray, and a power tower is no way to write a number
     return not re.search(r"[A-Za-z]{2,}", _COMMAND.sub("", text))
 
