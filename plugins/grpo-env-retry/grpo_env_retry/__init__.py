@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from grpo_core import EnvironmentSpec, Param, hookimpl
 
-from grpo_env_retry.environment import MAX_TRIES, Retry, gold_episode
+from grpo_env_retry.environment import DEFAULT_SECONDS, MAX_TRIES, Retry, gold_episode
 
 __all__ = ["ENVIRONMENT", "Retry", "gold_episode", "register_environments"]
 
@@ -26,6 +26,9 @@ ENVIRONMENT = EnvironmentSpec(
                                    "first, second, third try", minimum=0.0, maximum=1.0),
         Param("reward_args", None, str, "parameters of the wrapped reward, KEY=VALUE joined by commas, e.g. "
                                         "allow_expressions=false"),
+        Param("seconds", DEFAULT_SECONDS, float, "the longest one answer may take to judge: a wrapped reward with a "
+              "timeout parameter gets this one unless reward_args sets it; an answer not judged in time uses no try",
+              minimum=0.1, maximum=60.0),
     ),
     columns=("answer",),  # what the default reward, math, reads; another reward's columns are checked at reset
     bounds=(0.0, 1.0),

@@ -28,13 +28,23 @@ _WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", 
 RIGHT = "right: your answer is accepted"
 ALREADY_RIGHT = "right already: an earlier answer was accepted; this one was not checked"
 NO_TRIES = "error: no tries left; this answer was not checked"
+DEFAULT_SECONDS = 2.0  # the wrapped reward's time limit for one answer, when it has one and is given none
 NOT_CHECKED = "error: this answer could not be checked; it used no try"
 
 
-def wrapped_reward(reward: str = "math", reward_args: str | None = None) -> Reward:
+def wrapped_reward(reward: str = "math", reward_args: str | None = None, seconds: float | None = None) -> Reward:
     """The installed reward ``reward`` with its parameters (``reward_args``: ``KEY=VALUE,KEY=VALUE``) bound, as
-    ``grpo_core.load_rewards`` gives it to TRL; a UsageError naming the bad value when it cannot be."""
+    ``grpo_core.load_rewards`` gives it to TRL; a UsageError naming the bad value when it cannot be. A reward with a
+    ``timeout`` parameter that ``reward_args`` leaves unset judges within ``seconds`` (when that is shorter), so one
+    submit answers within it (math's own is 5 s, the environment checks' limit on a call)."""
     params = parse_reward_args(reward_args)
+    if seconds is not None and "timeout" not in params:
+        try:
+            (declared,) = [p for p in load_rewards([reward])[0].spec.params if p.name == "timeout"] or [None]
+        except UsageError as error:
+            raise UsageError(f"retry cannot wrap reward {reward!r}: {error}") from None
+        if declared is not None and (declared.default is None or declared.default > seconds):
+            params["timeout"] = seconds
     try:
         (bound,) = load_rewards([reward], {reward: params} if params else None)
     except UsageError as error:
@@ -64,14 +74,18 @@ class Retry:
     """A reward as a tool: ``submit(answer)`` says right or wrong, ``tries`` times; a right answer pays
     ``decay`` to the power of the wrong tries before it."""
 
-    def __init__(self, reward: str = "math", tries: int = 3, decay: float = 0.5, reward_args: str | None = None):
+    def __init__(self, reward: str = "math", tries: int = 3, decay: float = 0.5, reward_args: str | None = None,
+                 seconds: float = DEFAULT_SECONDS):
         if isinstance(tries, bool) or not isinstance(tries, int) or not 1 <= tries <= MAX_TRIES:
             raise UsageError(f"retry tries must be a whole number from 1 to {MAX_TRIES}; got {tries!r}")
         if isinstance(decay, bool) or not isinstance(decay, (int, float)) or not 0.0 <= decay <= 1.0:
             raise UsageError(f"retry decay must be a number from 0 to 1 (the pay kept for each wrong try); got "
                              f"{decay!r}")
         self.tries, self.decay = tries, float(decay)
-        self._reward = wrapped_reward(reward, reward_args)
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0.1 <= seconds <= 60:
+            raise UsageError(f"retry seconds must be a number from 0.1 to 60 (the longest one answer may take to "
+                             f"judge); got {seconds!r}")
+        self._reward = wrapped_reward(reward, reward_args, float(seconds))
         self._tag = str(self._reward.params.get("tag") or "answer")
         self._start({})
 
@@ -162,7 +176,7 @@ class Retry:
         scores it lower, None when it gives no score."""
         high = float(self._reward.spec.bounds[1])
         scores = [self._score(text)]
-        if scores[0] != high and f"<{self._tag}>" not in text:
+        if scores[0] is not None and scores[0] != high and f"<{self._tag}>" not in text:  # None: not judged in time
             scores.append(self._score(f"<{self._tag}>{text}</{self._tag}>"))
         if any(score == high for score in scores):
             return True

@@ -236,3 +236,25 @@ def test_on_arithmetic_every_right_form_is_accepted_and_every_wrong_one_refused(
     refused = verdicts(rows, lambda row: wrong_forms(int(row["answer"]), question(row)))
     assert accepted.count(RIGHT) == len(accepted) == 4 * len(rows)
     assert refused.count("wrong: no tries left") == len(refused) >= 6 * len(rows)
+
+
+def test_the_wrapped_rewards_time_limit_is_the_tools():
+    assert episode(seconds=0.5)._reward.params["timeout"] == 0.5  # math's own 5 s lowered to the tool's
+    assert episode(seconds=30)._reward.params["timeout"] == 5.0  # never raised above the reward's own
+    assert episode(reward_args="timeout=3")._reward.params["timeout"] == 3.0  # reward_args wins
+
+
+def test_an_answer_not_judged_in_time_is_not_checked_uses_no_try_and_is_not_asked_again(monkeypatch):
+    retry = episode(answer="9")
+    asked = []
+    monkeypatch.setattr(retry, "_score", lambda completion: asked.append(completion))  # None: as a timeout gives
+    assert retry.submit("9") == NOT_CHECKED
+    assert asked == ["9"]  # not asked again inside the tag: one answer costs at most one time limit
+    monkeypatch.undo()
+    assert retry.submit("9") == RIGHT and retry.get_reward() == 1.0  # the answer not judged used no try
+
+
+@pytest.mark.parametrize("seconds", [0, -1, 61, float("nan"), True, "2"])
+def test_seconds_out_of_range_is_refused_naming_it(seconds):
+    with pytest.raises(UsageError, match="retry seconds must be a number from 0.1 to 60"):
+        Retry(seconds=seconds)
