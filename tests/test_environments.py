@@ -314,3 +314,38 @@ def test_a_run_with_an_environment_trains_its_control_and_compares_episodes(calc
     assert f"{folder / 'final'} (control)" in output
     assert any(line.startswith("length, 2 rows:  base ") and "gain over control" in line
                for line in output.splitlines())
+
+
+@pytest.mark.slow
+def test_a_run_with_an_environment_interrupted_resumes_with_its_episodes(calc_file, problems, tmp_path, cache_dir):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out, steps = tmp_path / "out", 30
+
+    def logged():
+        path = out / "metrics.jsonl"
+        return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+    args = env_args(calc_file, problems, out, "--set", "max_completion_length=8", "--set", "save_steps=100")
+    args[args.index("--max-steps") + 1] = str(steps)
+    process = subprocess.Popen([sys.executable, "-m", "grpo_core", *args], stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 180
+    while len([r for r in logged() if "step" in r]) < 2 and time.monotonic() < deadline and process.poll() is None:
+        time.sleep(0.2)
+    assert process.poll() is None, process.communicate()[1][-3000:]
+    os.kill(process.pid, signal.SIGINT)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130, stderr[-3000:]
+    (checkpoint,) = out.glob("checkpoint-*")
+    resumed = subprocess.run([sys.executable, "-m", "grpo_core", "--config", str(out / "run_config.yaml"), "--resume",
+                              "--no-preflight"], capture_output=True, text=True, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert f"resuming from {checkpoint}" in resumed.stderr
+    records = [r for r in logged() if "step" in r and "reward" in r]
+    assert [r["step"] for r in records] == list(range(1, steps + 1))
+    assert all("rewards/calc:Calc/mean" in r and "health/tool_share" in r for r in records)  # the same episodes
+    assert (out / "final" / "chat_template.jinja").read_text() == trl_contract.tool_template()
