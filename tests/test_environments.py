@@ -310,7 +310,7 @@ def test_a_run_with_an_environment_trains_its_control_and_compares_episodes(calc
     assert (folder / "final" / "chat_template.jinja").read_text() == trl_contract.tool_template()
     assert any("health/tool_share" in json.loads(line) for line in (folder / "metrics.jsonl").read_text().splitlines())
     header = next(line for line in output.splitlines() if line.startswith("model "))
-    assert header.split()[1:] == ["length", "calc:Calc", "tool", "calls"]  # the episode's reward is scored too
+    assert header.split()[1:] == ["length", "calc:Calc", "tool-use"]  # the episode's reward is scored too
     assert f"{folder / 'final'} (control)" in output
     assert any(line.startswith("length, 2 rows:  base ") and "gain over control" in line
                for line in output.splitlines())

@@ -89,7 +89,7 @@ def test_the_episode_is_scored_by_the_rewards_and_the_environment_as_in_training
     answered = Scripted(tokenizer, answer_first=True)  # answers 0 without the tool: paid nothing by either
     result = generate_and_score(answered, tokenizer, rows, rewards, 200, batch_size=1, episodes=settings())
     assert result["means"] == {"math": 0.0, "calculator": 0.0} and result["tool_share"] == 0.0
-    assert "tool calls" in format_comparison([{**result, "model": "scripted"}])
+    assert "tool-use" in format_comparison([{**result, "model": "scripted"}])
 
 
 def test_tool_turns_stop_at_the_limit(tokenizer, rows):

@@ -129,8 +129,9 @@ def score_models(models: list[tuple[str, str]], rows, rewards, max_new_tokens: i
 
 
 def _cells(result: dict) -> dict:
-    """A comparison row's values: each reward's mean, and with episodes the share of them that called a tool."""
-    return {**result["means"], **({"tool calls": result["tool_share"]} if "tool_share" in result else {})}
+    """A comparison row's values: each reward's mean, and with episodes the share of them that called a tool
+    (`tool-use`: one word, so a reader splitting the table on spaces finds its columns)."""
+    return {**result["means"], **({"tool-use": result["tool_share"]} if "tool_share" in result else {})}
 
 
 def format_comparison(results: list[dict]) -> str:
