@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from grpo_core import DatasetSpec, EnvironmentSpec, Param, dataset_param, hookimpl
 
-from grpo_env_calculator.dataset import SPLITS, SYSTEM_PROMPT
+from grpo_env_calculator.dataset import EXAMPLE_PAIRS, SPLITS, SYSTEM_PROMPT
 from grpo_env_calculator.environment import Calculator, gold_episode
 
 __all__ = ["Calculator", "DATASET", "ENVIRONMENT", "gold_episode", "register_datasets", "register_environments"]
@@ -37,6 +37,8 @@ DATASET = DatasetSpec(
         dataset_param("seed"),
         Param("digits", "3x2", str, "digits of the two numbers multiplied, written AxB: 3x2 asks for 123 × 45"),
         dataset_param("system_prompt", SYSTEM_PROMPT),
+        Param("worked_examples", 0, int, "worked episodes before the question, each calling multiply and answering "
+              "with its result: SmolLM2-135M calls the tool only with 2", minimum=0, maximum=len(EXAMPLE_PAIRS)),
     ),
     # The answer is a number in the tag; "964 × 59" there is the question copied, not the work done.
     reward_params={"math": {"extract": "answer-tag", "allow_expressions": False}},

@@ -1,8 +1,14 @@
 """Dataset ``products``: generated multiplication problems of multi-digit numbers (offline, seeded), the kind a
 small model gets wrong in its head and right with the calculator's ``multiply``.
 
-Each row has a chat ``prompt`` (a system message naming the tools and the answer tag, then the question),
-``answer`` (the exact product, as text) and ``operands`` (the two numbers, which ``gold_episode`` multiplies).
+Each row has a chat ``prompt`` (a system message naming the tools and the answer tag, ``worked_examples`` worked
+episodes, then the question), ``answer`` (the exact product, as text) and ``operands`` (the two numbers, which
+``gold_episode`` multiplies).
+
+A worked example is one episode as the model should run it: the question, an assistant turn that says what it does
+and calls ``multiply``, the tool's answer, and the final answer in the tag. Measured on SmolLM2-135M-Instruct
+(benchmarks/tool_run_sweep.md), none or one of them leaves it calling no tool at all, greedy or sampled; two make
+it call ``multiply`` with the question's numbers on nearly every problem.
 """
 
 from __future__ import annotations
@@ -18,6 +24,19 @@ SYSTEM_PROMPT = ("You have a calculator: its tools add, subtract, multiply and d
 SPLITS = ("train", "test")
 MAX_DIGITS = 18  # an operand stays within a 64-bit integer column
 _DIGITS = re.compile(r"(\d+)x(\d+)")
+# The worked examples' problems, never asked as a row's question (any digits: rows skip them).
+EXAMPLE_PAIRS = ((317, 46), (508, 73), (1294, 38), (62, 9071))
+WORKED_TEXT = "I multiply with the calculator."
+
+
+def worked_example(a: int, b: int) -> list[dict]:
+    """One worked episode: the question, a turn that calls ``multiply`` on its numbers, the tool's answer, and the
+    final answer in the tag (messages as TRL's chat templates render a tool call)."""
+    call = {"type": "function", "function": {"name": "multiply", "arguments": {"a": str(a), "b": str(b)}}}
+    return [{"role": "user", "content": f"What is {a} × {b}?"},
+            {"role": "assistant", "content": WORKED_TEXT, "tool_calls": [call]},
+            {"role": "tool", "name": "multiply", "content": str(a * b)},
+            {"role": "assistant", "content": f"<answer>{a * b}</answer>"}]
 
 
 def parse_digits(digits: str) -> tuple[int, int]:
@@ -38,7 +57,7 @@ def pair_split(a: int, b: int) -> str:
 
 
 def rows(split: str = "train", size: int = 1000, seed: int = 0, digits: str = "3x2",
-         system_prompt: str | None = SYSTEM_PROMPT) -> list[dict]:
+         system_prompt: str | None = SYSTEM_PROMPT, worked_examples: int = 0) -> list[dict]:
     """The rows as plain dicts, each problem once; the same arguments give the same rows.
 
     Each split draws from a random stream of its own and keeps only the pairs that belong to it
@@ -47,6 +66,12 @@ def rows(split: str = "train", size: int = 1000, seed: int = 0, digits: str = "3
     if split not in SPLITS:
         raise UsageError(f"products split must be one of: {', '.join(SPLITS)}; got {split!r}")
     first, second = parse_digits(digits)
+    if isinstance(worked_examples, bool) or not isinstance(worked_examples, int) or \
+            not 0 <= worked_examples <= len(EXAMPLE_PAIRS):
+        raise UsageError(f"products worked_examples must be a whole number from 0 to {len(EXAMPLE_PAIRS)}; got "
+                         f"{worked_examples!r}")
+    examples = [m for a, b in EXAMPLE_PAIRS[:worked_examples] for m in worked_example(a, b)]
+    asked = {(min(a, b), max(a, b)) for a, b in EXAMPLE_PAIRS}
     problems = 81 * 10 ** (first + second - 2)  # 9 * 10^(d-1) numbers of d digits, for each operand
     if size is None or not 1 <= size <= problems // 8:
         raise UsageError(f"products size must be between 1 and {max(1, problems // 8)} for digits={digits} (an eighth "
@@ -55,18 +80,19 @@ def rows(split: str = "train", size: int = 1000, seed: int = 0, digits: str = "3
     seen, result = set(), []
     while len(result) < size:
         a, b = rng.randrange(10 ** (first - 1), 10 ** first), rng.randrange(10 ** (second - 1), 10 ** second)
-        if pair_split(a, b) != split or (min(a, b), max(a, b)) in seen:
+        if pair_split(a, b) != split or (min(a, b), max(a, b)) in seen | asked:
             continue
         seen.add((min(a, b), max(a, b)))
         chat = [{"role": "system", "content": system_prompt}] if system_prompt else []
+        chat += [dict(m) for m in examples]
         chat.append({"role": "user", "content": f"What is {a} × {b}?"})
         result.append({"prompt": chat, "answer": str(a * b), "operands": [a, b]})
     return result
 
 
 def load(split: str = "train", size: int = 1000, seed: int = 0, digits: str = "3x2",
-         system_prompt: str | None = SYSTEM_PROMPT):
+         system_prompt: str | None = SYSTEM_PROMPT, worked_examples: int = 0):
     """A ``datasets.Dataset`` of ``size`` rows with ``prompt``, ``answer`` and ``operands`` columns."""
     from datasets import Dataset  # heavy: imported only when the dataset is loaded
 
-    return Dataset.from_list(rows(split, size, seed, digits, system_prompt))
+    return Dataset.from_list(rows(split, size, seed, digits, system_prompt, worked_examples))

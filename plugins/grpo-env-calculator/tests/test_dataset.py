@@ -73,3 +73,43 @@ def test_the_gold_episode_earns_the_reward_on_every_row(digits):
 def test_the_gold_episode_reads_the_question_when_there_is_no_operands_column():
     row = {"prompt": [{"role": "user", "content": "What is 964 * 59? Use the multiply tool."}], "answer": "56876"}
     assert gold_episode(row) == [("multiply", {"a": "964", "b": "59"})]
+
+
+def test_worked_examples_come_before_the_question_and_are_never_asked():
+    from grpo_env_calculator.dataset import EXAMPLE_PAIRS, WORKED_TEXT
+
+    for row in rows(size=100, worked_examples=2):
+        system, *examples, question = row["prompt"]
+        assert system["role"] == "system" and question["role"] == "user" and len(examples) == 8
+        for (a, b), start in zip(EXAMPLE_PAIRS, (0, 4)):
+            asked, call, answered, final = examples[start:start + 4]
+            assert asked == {"role": "user", "content": f"What is {a} × {b}?"}
+            assert call["content"] == WORKED_TEXT
+            assert call["tool_calls"][0]["function"] == {"name": "multiply", "arguments": {"a": str(a), "b": str(b)}}
+            assert answered == {"role": "tool", "name": "multiply", "content": str(a * b)}
+            assert final == {"role": "assistant", "content": f"<answer>{a * b}</answer>"}
+    every = {(min(a, b), max(a, b)) for a, b in EXAMPLE_PAIRS}
+    for digits in ("3x2", "4x2", "2x4"):
+        for split in ("train", "test"):
+            assert not pairs(rows(split=split, size=500, digits=digits)) & every
+    assert [r["operands"] for r in rows(size=30, worked_examples=1)] == [r["operands"] for r in rows(size=30)]
+
+
+@pytest.mark.parametrize("count", [-1, 5, True, "2"])
+def test_worked_examples_out_of_range_is_refused_naming_it(count):
+    with pytest.raises(UsageError, match="worked_examples must be a whole number from 0 to 4"):
+        rows(size=5, worked_examples=count)
+
+
+def test_a_prompt_with_worked_examples_renders_with_the_tool_template():
+    from importlib import resources
+
+    from transformers.utils.chat_template_utils import render_jinja_template
+
+    template = resources.files("trl").joinpath("chat_templates/qwen2_5.jinja").read_text(encoding="utf-8")
+    data = load_dataset("products", {"size": 2, "worked_examples": 2})
+    rendered, _ = render_jinja_template([data[0]["prompt"]], chat_template=template, add_generation_prompt=True)
+    text = rendered[0]
+    assert text.count("<tool_call>") == 2 and text.count("<tool_response>") == 2
+    assert '{"name": "multiply", "arguments": {"a": "317", "b": "46"}}' in text
+    assert text.rstrip().endswith("<|im_start|>assistant")
