@@ -37,7 +37,7 @@ def gsm8k_file(tmp_path):
 
 
 def test_the_example_configs_are_there():
-    assert [p.name for p in CONFIGS] == ["cpu-demo.yaml", "gpu-lora.yaml", "gpu-vllm.yaml", "multi-gpu-zero3.yaml",
+    assert [p.name for p in CONFIGS] == ["calculator.yaml", "cpu-demo.yaml", "gpu-lora.yaml", "gpu-vllm.yaml", "multi-gpu-zero3.yaml",
                                          "two-stage.yaml"]
 
 
@@ -66,7 +66,7 @@ def test_config_resolves(config, gsm8k_file):
     if settings.dataset == "gsm8k":
         settings.dataset_args["path"] = str(gsm8k_file)
     run = resolve(settings, log=lambda message: None)
-    assert [r.__name__ for r in run.rewards] == settings.rewards
+    assert [r.__name__ for r in run.rewards] == settings.rewards + [e.name for e in run.environments]
     profile = get_registry().profile(settings.profile)
     assert run.profile.name == settings.profile or profile.pick is not None
     for key, value in settings.grpo.items():
@@ -132,3 +132,25 @@ def test_trl_script_trains_two_steps(tmp_path):
     for means in steps.values():
         assert 0.0 <= means["rewards/math/mean"] <= 1.0
         assert 0.0 <= means["rewards/xml-format/mean"] <= 1.0
+
+
+@pytest.mark.slow
+def test_the_calculator_config_trains_episodes_with_the_tiny_model(tmp_path):
+    out = tmp_path / "calculator"
+    done = subprocess.run(
+        [sys.executable, "-m", "grpo_core", "--config", str(EXAMPLES / "configs" / "calculator.yaml"), "--model",
+         "tiny-random", "--output-dir", str(out), "--max-steps", "2", "--set", "num_generations=2", "--set",
+         "per_device_train_batch_size=2", "--set", "max_completion_length=24", "--compare", "2",
+         "--dataset-arg", "size=20"],
+        capture_output=True, text=True, timeout=900, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "chat template: TRL's qwen2_5.jinja" in done.stderr
+    assert "preflight: math, calculator: no property failed" in done.stderr
+    records = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    steps = [r for r in records if "step" in r and "reward" in r]
+    assert len(steps) == 2
+    for record in steps:
+        assert {"rewards/math/mean", "rewards/calculator/mean", "tools/call_frequency", "health/tool_share"} <= set(record)
+    header = next(line for line in done.stderr.splitlines() if line.startswith("model "))
+    assert header.split()[1:] == ["math", "calculator", "tool-use"]
+    assert (out / "final" / "config.json").is_file()
