@@ -77,7 +77,7 @@ def format_report(report: CheckReport, color: bool = False, width: int | None = 
     out = io.StringIO()
     console = Console(file=out, force_terminal=color, no_color=not color, width=width or 100,
                       color_system="standard" if color else None, highlight=False, soft_wrap=False)
-    table = Table(title="reward property checks", title_justify="left")
+    table = Table(title=_title(report, rewards), title_justify="left")
     table.add_column("property")
     for reward in rewards:
         table.add_column(reward, justify="center")
@@ -89,3 +89,11 @@ def format_report(report: CheckReport, color: bool = False, width: int | None = 
         console.print()
     console.print(Text(summary, style="bold red" if failures else "bold green"))
     return out.getvalue()
+
+
+def _title(report, columns: list[str]) -> str:
+    """What the table checks: rewards, environments (a column with an episode property), or both."""
+    episodes = {r.reward for r in report.results if r.property == "reset isolation"}
+    kinds = [kind for kind, present in (("reward", any(c not in episodes for c in columns)),
+                                        ("environment", any(c in episodes for c in columns))) if present]
+    return f"{' and '.join(kinds) or 'reward'} property checks"
