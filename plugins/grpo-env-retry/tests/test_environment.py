@@ -72,7 +72,7 @@ def test_guesses_past_the_tries_are_refused_and_not_scored():
     assert retry.submit(answer="40") == "wrong: one try left"
     assert retry.submit(answer="41") == "wrong: no tries left"
     scored = []
-    retry._score = lambda completion: scored.append(completion)  # noqa: SLF001: nothing is scored past the tries
+    retry._score = lambda completion: scored.append(completion)  # noqa: SLF001 - nothing is scored past the tries
     assert retry.submit(answer="42") == NO_TRIES and scored == []
     assert retry.get_reward() == 0.0
 
