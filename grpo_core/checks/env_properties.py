@@ -217,12 +217,10 @@ def leak(subject: EnvironmentUnderTest, row: dict, call: Call) -> tuple[str, dic
         return None
     episode = subject.run(row, [call], score=False)
     tool, args = call
-    for column, gold in golds:
-        if not holds(episode.outputs[0], gold):
-            continue
-        declared = subject.gold_calls(row) or []
-        if any(tool == t and _same_args(args, a) for t, a in declared):
-            continue
+    held = [(column, gold) for column, gold in golds if holds(episode.outputs[0], gold)]
+    if not held or any(tool == t and _same_args(args, a) for t, a in subject.gold_calls(row) or []):
+        return None
+    for column, gold in held:
         if any(holds(value, gold) for value in args.values()):
             continue
         what = f"the row's gold answer {clip_repr(gold, 120)}" if column == gold_column(row, subject.spec.columns) \
