@@ -13,7 +13,7 @@ from grpo_core.checks.command import check
 from grpo_core.errors import GrpoError, PluginError, UsageError
 from grpo_core.plugins import get_registry, listing
 from grpo_core.serving.command import serve
-from grpo_core.settings.declared import DEFAULT_TOOL_TURNS, option, training_options
+from grpo_core.settings.declared import DEFAULT_TOOL_TIMEOUT_S, DEFAULT_TOOL_TURNS, option, training_options
 from grpo_core.training import collector
 from grpo_core.training.runner import run_from_options, sample_models
 from grpo_core.training.sample import format_comparison
@@ -139,7 +139,7 @@ def plugins(as_json):
         "environments`), NAME or FILE.py:CLASS; its reward scores the episode too.")
 @option("env_args", help="An environment parameter, e.g. calculator.max_calls=4.")
 @option("chat_template")
-@option("tool_timeout", type=click.FloatRange(min=0, min_open=True), default=30.0, show_default=True,
+@option("tool_timeout", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TOOL_TIMEOUT_S, show_default=True,
         help="Seconds a tool call may take; a call past it is answered with an error.")
 @click.option("--tool-turns", type=click.IntRange(min=1), default=DEFAULT_TOOL_TURNS, show_default=True,
               help="Tool-calling turns an episode may make (max_tool_calling_iterations in training).")

@@ -38,6 +38,7 @@ KINDS = {
 # The tool-calling turns an episode makes at most (GRPOConfig's max_tool_calling_iterations) unless a run sets it: TRL's
 # own default has no limit. Training sets it; the environment checks call a tool this many times in a row.
 DEFAULT_TOOL_TURNS = 4
+DEFAULT_TOOL_TIMEOUT_S = 30.0  # seconds a tool call may take in training, and in episodes outside it (sample, compare)
 REPEATED = ("NAME[=WEIGHT]", "NAME.KEY=VALUE", "NAME=SCHEDULE", "KEY=VALUE", "FIELD=VALUE", "SIGNAL", "ENV")
 
 
@@ -70,7 +71,7 @@ class Settings:
         {}, "Environment parameters, e.g. calculator.max_digits=8 (file: {calculator: {max_digits: 8}}).", "--env-arg",
         "NAME.KEY=VALUE")
     tool_timeout: float = setting(
-        30.0, "Seconds a tool call may take in training: a call past it is abandoned, the model is told it failed "
+        DEFAULT_TOOL_TIMEOUT_S, "Seconds a tool call may take in training: a call past it is abandoned, the model is told it failed "
         "(tools/failure_frequency), and tools/<tool>/timeouts counts it.", "--tool-timeout", "SECONDS")
     chat_template: str | None = setting(
         None, "A Jinja chat template file that renders tool calls, for a model with environments whose own template "

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from grpo_core.plugins.loading import Environment
-from grpo_core.settings.declared import DEFAULT_TOOL_TURNS
+from grpo_core.settings.declared import DEFAULT_TOOL_TIMEOUT_S, DEFAULT_TOOL_TURNS
 from grpo_core.training import trl_contract
 from grpo_core.training.generation import generate_ids
 from grpo_core.training.tools import ToolStats, environment_factory
@@ -26,7 +26,7 @@ class EpisodeSettings:
 
     environments: list[Environment]
     turns: int = DEFAULT_TOOL_TURNS
-    seconds: float = 30.0
+    seconds: float = DEFAULT_TOOL_TIMEOUT_S
     chat_template: str | None = None
 
     @classmethod
@@ -70,8 +70,7 @@ def run_episodes(model, tokenizer, rows, settings: EpisodeSettings, max_new_toke
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     factories = environment_factory(settings.environments, settings.seconds, ToolStats())
-    names = [environment.name for environment in settings.environments]
-    rollouts = [_start(tokenizer, factories, names, dict(row)) for row in rows]
+    rollouts = [_start(tokenizer, factories, settings.environments, dict(row)) for row in rows]
     ends = _end_ids(model, tokenizer)
     while True:
         active = [r for r in rollouts if not r.done]
@@ -90,15 +89,18 @@ def run_episodes(model, tokenizer, rows, settings: EpisodeSettings, max_new_toke
     return [r.messages for r in rollouts], [r.instance for r in rollouts]
 
 
-def _start(tokenizer, factories, names: list[str], row: dict) -> Rollout:
-    factory = factories if not isinstance(factories, dict) else factories[row.get("environment") or names[0]]
+def _start(tokenizer, factories, environments: list[Environment], row: dict) -> Rollout:
+    several = isinstance(factories, dict)  # each row names its environment, as validate_environment_column checked
+    name = (row.get("environment") if several else None) or environments[0].name
+    environment = {e.name: e for e in environments}[name]
+    factory = factories[name] if several else factories
     instance = factory()
-    reset_row = {k: v for k, v in row.items() if k != "environment"} if isinstance(factories, dict) else row
+    reset_row = {k: v for k, v in row.items() if k != "environment"} if several else row
     observation = instance.reset(**reset_row)
     prompt = [dict(m) for m in row["prompt"]]
     if isinstance(observation, str) and observation and isinstance(prompt[-1].get("content"), str):
         prompt[-1]["content"] += observation
-    tools = [getattr(instance, name) for name in trl_contract.tool_names(type(instance))]
+    tools = [getattr(instance, name) for name in environment.spec.tool_names()]
     prompt_ids = tokenizer.apply_chat_template(prompt, tools=tools or None, add_generation_prompt=True,
                                                tokenize=True, return_dict=True)["input_ids"]
     return Rollout(instance, tools, list(prompt_ids), [], [])

@@ -20,7 +20,7 @@ from grpo_core.rundir import outputs
 from grpo_core.rundir.claim import replace_outputs, validate_outputs
 from grpo_core.rundir.names import METRICS_FILE
 from grpo_core.rundir.record import describe
-from grpo_core.settings.declared import DEFAULT_TOOL_TURNS
+from grpo_core.settings.declared import DEFAULT_TOOL_TIMEOUT_S, DEFAULT_TOOL_TURNS
 from grpo_core.settings.layers import flag_layer, settings_from_options
 from grpo_core.training import collector, control, launch, stages
 from grpo_core.training.aggregation import aggregation_lines
@@ -204,7 +204,7 @@ def preflight(run) -> None:
 
 
 def sample_models(models, dataset, dataset_args, rewards, reward_args, n, max_new_tokens, temperature, output=None,
-                  environments=(), env_args=(), given_template=None, tool_timeout=30.0, tool_turns=None):
+                  environments=(), env_args=(), given_template=None, tool_timeout=DEFAULT_TOOL_TIMEOUT_S, tool_turns=None):
     """Score each model's completions on the dataset's last ``n`` rows (see grpo_core.training.sample); with
     ``environments``, each completion is an episode that may call their tools, scored with their rewards too."""
     from grpo_core.training.build import quiet_libraries  # transformers' TrainerCallback: heavy

@@ -231,13 +231,6 @@ def stored_attributes(state, callback_name: str) -> dict:
     return (stored or {}).get("attributes") or {}
 
 
-def tool_names(cls: type) -> list[str]:
-    """The tools GRPOTrainer makes of an environment class: its public functions but ``reset`` and ``get_reward``
-    (see TEXTS)."""
-    return [name for name, _ in inspect.getmembers(cls, predicate=inspect.isfunction)
-            if not name.startswith("_") and name not in ("reset", "get_reward")]
-
-
 def with_response_schema(tokenizer):
     """``tokenizer`` able to read tool calls back from its chat template's output, as GRPOTrainer makes it."""
     from trl import add_response_schema
