@@ -105,6 +105,16 @@ def test_config_file_unknown_field(data_file, tmp_path):
     assert "'learning_rat' is not a GRPOConfig field (did you mean 'learning_rate'?)" in error_line(output)
 
 
+@pytest.mark.parametrize("typo, meant", [("reward", "rewards"), ("rewardss", "rewards"), ("dataset_arg", "dataset_args"),
+                                         ("learning", "learning_rate"), ("num_generation", "num_generations")])
+def test_a_config_key_typo_suggests_the_key_it_starts_or_is_a_plural_of(data_file, tmp_path, typo, meant):
+    config = tmp_path / "c.yaml"
+    config.write_text(f"{typo}: 1\n")
+    code, output = run(*train_args(data_file, "--config", str(config)))
+    assert code == 2
+    assert f"'{typo}' is not a GRPOConfig field (did you mean '{meant}'?)" in error_line(output)
+
+
 def test_set_with_a_grpo_core_key_names_its_flag(data_file):
     code, output = run(*train_args(data_file, "--set", "compare=0"))
     assert code == 2

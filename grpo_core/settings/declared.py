@@ -301,7 +301,7 @@ def parse_grpo_fields(values: dict, source: str) -> dict:
                              f"a --config file")
         if key not in table:
             raise UsageError(
-                f"{source}: '{key}' is not a GRPOConfig field{did_you_mean(key, table)}; see the fields of "
+                f"{source}: '{key}' is not a GRPOConfig field{did_you_mean(key, [*FILE_KEYS, *table])}; see the fields of "
                 f"trl.GRPOConfig, or grpo-core's keys: {', '.join(FILE_KEYS)}"
             )
         parsed = parse_field(key, value, table[key], source)

@@ -115,5 +115,23 @@ def resolve_params(declared: tuple[Param, ...], params: dict | None, owner: str)
 
 
 def did_you_mean(word: str, choices) -> str:
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return f" (did you mean '{close[0]}'?)" if close else ""
+    """`` (did you mean 'NAME'?)`` for the choice ``word`` most likely misspells, or nothing."""
+    close = closest(word, choices)
+    return f" (did you mean '{close}'?)" if close else ""
+
+
+def closest(word: str, choices) -> str | None:
+    """The choice ``word`` most likely stands for: one that differs from it by a plural, else the closest of those
+    that start with it (``reward``: ``rewards``, not ``scale_rewards``), else the closest by spelling."""
+    choices = [str(c) for c in choices]
+    lower = word.lower()
+    forms = {lower + "s", lower + "es", lower[:-1] if lower.endswith("s") else lower}
+    plural = [c for c in choices if c.lower() in forms and c.lower() != lower]
+    if plural:
+        return plural[0]
+    if len(word) >= 3:
+        started = [c for c in choices if c.lower().startswith(lower)]
+        if started:
+            return max(started, key=lambda c: difflib.SequenceMatcher(None, lower, c.lower()).ratio())
+    close = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
+    return close[0] if close else None
