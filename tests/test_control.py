@@ -148,6 +148,19 @@ def test_dry_run_shows_the_control_setting(data_file, tmp_path):
     assert not (tmp_path / "out-control").exists()
 
 
+def test_a_control_without_compare_compares_on_the_default_number_and_says_so(data_file, tmp_path):
+    code, output = invoke(*run_args(data_file, tmp_path / "out", "--control", "shuffled", "--dry-run"))
+    assert code == 0, output
+    said = [line for line in output.splitlines() if line.startswith("--control:")]
+    assert said == [f"--control: the comparison after training scores base, trained and control on "
+                    f"{control.COMPARE_WITH_CONTROL} held-out prompts (--compare N for another number)"]
+    assert json.loads(output[output.index("{"):])["settings"]["compare"] == control.COMPARE_WITH_CONTROL
+    code, output = invoke(*run_args(data_file, tmp_path / "out", "--control", "shuffled", "--compare", "7",
+                                    "--dry-run"))
+    assert code == 0 and "--control:" not in output  # a number given is kept, and nothing is said
+    assert json.loads(output[output.index("{"):])["settings"]["compare"] == 7
+
+
 # --- end to end ---------------------------------------------------------------------------------
 
 

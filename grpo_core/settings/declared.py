@@ -96,8 +96,8 @@ class Settings:
         "optimizer state, about twice the model's size, needed only to resume).")
     compare: int = setting(
         0, "After training, score the base and the trained model on this many held-out prompts: test-split questions "
-        "not trained on, else the dataset's last rows, which the run says (0: no comparison; only the default run, "
-        "grpo-run with no arguments, compares on 200).", "--compare", "N")
+        "not trained on, else the dataset's last rows, which the run says (0: no comparison; the default run, "
+        "grpo-run with no arguments, and a run with --control compare on 200).", "--compare", "N")
     control: str | None = setting(
         None, "Also train a control run after this one, in OUTPUT_DIR-control: the same run, seed and steps with each "
         "step's rewards shuffled among the step's completions (shuffled) or drawn at random with their mean and "

@@ -31,6 +31,20 @@ def validate_control(settings) -> None:
                          "of control this run is)")
 
 
+# Held-out prompts a run with a control compares on when it names no number: the default run's comparison.
+COMPARE_WITH_CONTROL = 200
+
+
+def with_comparison(settings):
+    """A run with a control compares (the control exists for that): ``(settings, line)`` with ``compare`` set to
+    :data:`COMPARE_WITH_CONTROL` when the run names no comparison, and the line that says so (else None)."""
+    if settings.control not in KINDS or is_control(settings) or settings.compare:
+        return settings, None
+    line = (f"--control: the comparison after training scores base, trained and control on {COMPARE_WITH_CONTROL} "
+            "held-out prompts (--compare N for another number)")
+    return dataclasses.replace(settings, compare=COMPARE_WITH_CONTROL), line
+
+
 def is_control(settings) -> bool:
     """This run is a control (its rewards are replaced), not a run with a control after it."""
     return settings.control_of is not None

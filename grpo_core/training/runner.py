@@ -55,6 +55,10 @@ def _run(dry_run, num_processes, argv, stage, options: dict) -> None:
         return
     settings = settings_from_options(**options)
     launched = launch.is_launched()
+    if not launched:
+        settings, implied = control.with_comparison(settings)
+        if implied:
+            log(implied)
     run = resolve(settings, log=log, load_dataset=False, num_processes=num_processes)
     command = None if launched else launch.launch_command(
         run.profile, num_processes, [a for a in argv if a != "--dry-run"], run.place
