@@ -2,10 +2,14 @@
 and to the processes accelerate launches), and the callbacks run in the order their logs need."""
 
 import json
+import os
 import struct
+import subprocess
+import sys
 
 import pytest
 
+from grpo_core.errors import UsageError
 from grpo_core.rundir import claim, folder
 from grpo_core.training.callbacks import MetricsCallback, MonitorCallback, run_callbacks
 from grpo_core.rundir.record import write_run_config
@@ -104,3 +108,100 @@ def test_callbacks_that_add_to_the_logs_run_before_the_one_that_writes_metrics(t
             callback.on_log(None, state, None, logs=logs)
     (row,) = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
     assert row["weights/length"] == 0.5 and row["unscored_steps"] == 0
+
+
+# --- a folder where no step finished holds nothing the user made ----------------------------------
+
+
+def unfinished_run(data_file, out, **settings):
+    """The run of ``test_faults.run_args`` into ``out``, and ``out`` as that run left it when its first step failed:
+    its run_config.yaml and an empty metrics.jsonl, beside a file of the user's."""
+    out.mkdir()
+    run = resolve(settings_from_options(rewards=("length",), dataset="local", dataset_args=(f"path={data_file}",),
+                                        model="tiny-random", output_dir=str(out), max_steps=4, **settings,
+                                        overrides=("num_generations=2", "per_device_train_batch_size=2")),
+                  log=lambda m: None, load_dataset=False)
+    write_run_config(run, out / "run_config.yaml")
+    (out / "metrics.jsonl").write_text("")
+    (out / "notes.txt").write_text("the user's own file")
+    return run
+
+
+def test_a_folder_where_no_step_finished_is_taken_by_the_next_run_which_says_so(data_file, tmp_path):
+    out = tmp_path / "out"
+    run = unfinished_run(data_file, out)
+    messages = []
+    held = claim.claim_outputs(run, log=messages.append)
+    try:
+        assert held.checkpoint is None
+        claim.replace_outputs(run, log=messages.append)
+    finally:
+        held.release()
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
+    assert messages == [f"output folder '{out}' held only what a run that finished no step left (run_config.yaml, "
+                        "metrics.jsonl); this run takes it"]
+
+
+def test_a_folder_with_a_logged_step_is_still_another_runs(data_file, tmp_path):
+    out = tmp_path / "out"
+    run = unfinished_run(data_file, out)
+    (out / "metrics.jsonl").write_text(json.dumps({"step": 1, "reward": 0.5}) + "\n")
+    with pytest.raises(UsageError, match="holds another run's outputs \\(run_config.yaml, metrics.jsonl\\)"):
+        claim.validate_outputs(run)
+
+
+def test_resume_into_a_folder_where_no_step_finished_says_to_run_without_it(data_file, tmp_path, cache_dir):
+    from test_faults import refused, run_args
+
+    out = tmp_path / "out"
+    unfinished_run(data_file, out)
+    refused(run_args(data_file, out, "--resume"), [f"--resume: the run in '{out}' finished no step, so there is "
+                                                   "nothing to resume; run the same command without --resume"], out)
+
+
+def test_a_live_run_that_has_not_finished_a_step_keeps_its_folder(data_file, tmp_path):
+    out = tmp_path / "out"
+    run = unfinished_run(data_file, out)
+    hold = ("import time; from grpo_core.rundir.folder import RunLock; "
+            f"RunLock({str(out)!r}).acquire(); print('locked', flush=True); time.sleep(60)")
+    holder = subprocess.Popen([sys.executable, "-c", hold], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        with pytest.raises(UsageError, match=f"is in use by another run \\(pid {holder.pid}"):
+            claim.validate_outputs(run)  # as a control run's folder is checked, before this process locks it
+        with pytest.raises(UsageError, match=f"is in use by another run \\(pid {holder.pid}"):
+            claim.claim_outputs(run)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert (out / "run_config.yaml").is_file()
+
+
+BROKEN = '''import os
+
+
+def score(completion, **columns):
+    """Fails on every completion while BROKEN is set, as a reward with a bug in it."""
+    if os.environ.get("BROKEN"):
+        raise ValueError("a bug in the reward")
+    return float(len(completion) % 2)
+'''
+
+
+@pytest.mark.slow
+def test_the_same_command_reruns_into_the_folder_of_a_run_that_failed_at_its_first_step(data_file, tmp_path, cache_dir):
+    reward = tmp_path / "mine.py"
+    reward.write_text(BROKEN)
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "grpo_core", "--reward", f"{reward}:score", "--dataset", "local", "--dataset-arg",
+               f"path={data_file}", "--model", "tiny-random", "--max-steps", "2", "--output-dir", str(out),
+               "--no-preflight", "--set", "max_completion_length=8", "--set", "num_generations=2", "--set",
+               "per_device_train_batch_size=2"]
+    failed = subprocess.run(command, capture_output=True, text=True, timeout=300, env={**os.environ, "BROKEN": "1"})
+    assert failed.returncode == 1, failed.stderr[-3000:]
+    assert "no step had finished" in failed.stderr and "Traceback" not in failed.stderr
+    assert (out / "run_config.yaml").is_file() and not list(out.glob("checkpoint-*"))
+    fixed = subprocess.run(command, capture_output=True, text=True, timeout=300, env=os.environ)
+    assert fixed.returncode == 0, fixed.stderr[-3000:]
+    assert f"output folder '{out}' held only what a run that finished no step left (run_config.yaml" in fixed.stderr
+    assert (out / "final" / "config.json").is_file()

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grpo_core.errors import UsageError
-from grpo_core.rundir.folder import (MEANING_FIELDS, RunLock, validate_flags, validate_output_dir, validate_resumable,
-                                     checkpoints, owned_outputs, remove_owned)
+from grpo_core.rundir.folder import (MEANING_FIELDS, RunLock, checkpoints, lock_holder, owned_outputs, remove_owned,
+                                     unfinished_outputs, validate_flags, validate_output_dir, validate_resumable)
 from grpo_core.rundir.names import STAGED_ROOT_FILES, STATE_FILE
 from grpo_core.rundir.record import run_config
 from grpo_core.rundir.stage_outputs import read_state, write_state
@@ -37,10 +37,14 @@ class Claim:
             self.lock = None
 
 
-def validate_outputs(run) -> Claim:
+def validate_outputs(run, locked: bool = False) -> Claim:
     """The output folder of ``run`` (a ``trainer.ResolvedRun``) is free for it, or (--resume) holds this same run
-    whole; the claim, with the checkpoint to resume from, not yet locked."""
+    whole; the claim, with the checkpoint to resume from, not yet locked (``locked``: this process holds the lock)."""
     folder = Path(run.grpo["output_dir"])
+    holder = None if locked or not unfinished_outputs(folder) else lock_holder(folder)
+    if holder is not None:  # a live run that has not finished its first step yet
+        raise UsageError(f"output folder '{folder}' is in use by another run ({holder}); wait for it to finish, or "
+                         "pick another --output-dir")
     checkpoint = validate_output_dir(folder, run.settings.resume, run.settings.overwrite)
     if checkpoint is None:
         return Claim(folder)
@@ -53,7 +57,7 @@ def claim_outputs(run, log=print) -> Claim:
     """Lock the output folder for ``run`` and check it (before the dataset or model is loaded); the held claim."""
     claim = Claim(Path(run.grpo["output_dir"])).hold()
     try:
-        claim.checkpoint = validate_outputs(run).checkpoint
+        claim.checkpoint = validate_outputs(run, locked=True).checkpoint
     except BaseException:
         claim.release()
         raise
@@ -76,12 +80,21 @@ def follow_outputs(run) -> Claim:
 
 
 def replace_outputs(run, log=print) -> None:
-    """--overwrite, once every check has passed: remove what the earlier run wrote (and nothing else)."""
-    if run.settings.overwrite and not run.settings.resume:
-        folder = Path(run.grpo["output_dir"])
+    """Once every check has passed: with --overwrite, remove what the earlier run wrote (and nothing else); without
+    it, remove what a run that finished no step left (``folder.unfinished_outputs``), and say so."""
+    if run.settings.resume:
+        return
+    folder = Path(run.grpo["output_dir"])
+    if run.settings.overwrite:
         removed = remove_owned(folder)
         if removed:
             log(f"--overwrite: replaced the earlier run's {', '.join(removed)} in {folder}")
+        return
+    left = unfinished_outputs(folder)
+    if left:
+        remove_owned(folder)
+        log(f"output folder '{folder}' held only what a run that finished no step left ({', '.join(left)}); this run "
+            "takes it")
 
 
 # --- a staged run: its root holds one folder per stage -----------------------------------------
@@ -97,7 +110,7 @@ def validate_staged(root: Path, stages: list[str], selected: list[str], resume: 
     if foreign and not overwrite:
         raise UsageError(f"output folder '{root}' holds another run's outputs ({', '.join(foreign[:4])}); replace "
                          "them with --overwrite, or pick another --output-dir")
-    used = [name for name in selected if owned_outputs(root / name)]
+    used = [name for name in selected if owned_outputs(root / name) and not unfinished_outputs(root / name)]
     if not resume and used and not overwrite:
         raise UsageError(f"output folder '{root}' holds outputs of stage(s) {', '.join(used)}; continue with "
                          "--resume, replace them with --overwrite, or pick another --output-dir")

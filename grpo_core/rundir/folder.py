@@ -37,6 +37,32 @@ def owned_outputs(folder: Path) -> list[str]:
     return names
 
 
+def unfinished_outputs(folder: Path) -> list[str]:
+    """What a run that finished no step left in ``folder`` (its ``run_config.yaml``, a ``metrics.jsonl`` without a
+    step): nothing the user made, so the next run takes the folder. Empty when the folder holds none of it, or holds
+    anything a finished step writes (a checkpoint, a logged step, completions, a model)."""
+    found = owned_outputs(folder)
+    if not found or any(name not in (RUN_CONFIG, METRICS_FILE) for name in found):
+        return []
+    if METRICS_FILE in found and _logged_a_step(Path(folder) / METRICS_FILE):
+        return []
+    return found
+
+
+def _logged_a_step(path: Path) -> bool:
+    """Whether ``metrics.jsonl`` holds a finished step's record (a line that is not a record counts as one)."""
+    for line in path.read_text(errors="replace").splitlines():
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            return True
+        if not isinstance(record, dict) or "step" in record or record.get("after_step"):
+            return True
+    return False
+
+
 def _is_model_card(path: Path) -> bool:
     """The model card TRL writes into the output folder (a README.md of the user's own is not the run's)."""
     try:
@@ -87,10 +113,13 @@ def validate_output_dir(folder: str | Path, resume: bool, overwrite: bool) -> Pa
         if not last and (folder / FINAL_DIR).is_dir():
             raise UsageError(f"--resume: the run in '{folder}' finished and its checkpoints were removed "
                              "(keep_checkpoints: false); start a new run with --overwrite or another --output-dir")
+        if not last and unfinished_outputs(folder):
+            raise UsageError(f"--resume: the run in '{folder}' finished no step, so there is nothing to resume; run "
+                             "the same command without --resume, which takes the folder")
         if not last:
             raise UsageError(f"--resume: no checkpoint in '{folder}'; start without --resume")
         return last[0]
-    if found and not overwrite:
+    if found and not overwrite and not unfinished_outputs(folder):
         shown = ", ".join(found[:4]) + (f" and {len(found) - 4} more" if len(found) > 4 else "")
         raise UsageError(
             f"output folder '{folder}' holds another run's outputs ({shown}); continue that run with --resume, "
@@ -179,6 +208,27 @@ class RunLock:
 
     def __exit__(self, *exc) -> None:
         self.release()
+
+
+def lock_holder(folder: Path) -> str | None:
+    """Who holds ``folder``'s lock (``pid N on HOST``) when a live run holds it; None when none does (or no flock)."""
+    try:
+        import fcntl
+    except ImportError:
+        return None
+    try:
+        fd = os.open(Path(folder) / LOCK_FILE, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return _read_holder(fd)
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
 
 
 def _read_holder(fd: int) -> str:
