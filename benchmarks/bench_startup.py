@@ -1,10 +1,14 @@
-"""Start-up time of `grpo-run --help` and `grpo-run plugins` against `trl --help`, and the time a typo takes to
-its one-line error, measured in the same run.
+"""Start-up time of `grpo-run --help`, `grpo-run plugins` and `grpo-run rewards` against `trl --help`, and the time
+a typo takes to its one-line error, measured in the same run.
 
-    python benchmarks/bench_startup.py [--repeat 7]
+    python benchmarks/bench_startup.py [--repeat 9]
 
-Prints each command's median wall time and median CPU time (user + system of the process: less sensitive to
-other load on the machine), and for listings the ratio to the anchor (`trl --help`).
+The listings and the anchor (`trl --help`) run interleaved: each round runs every command once, in an order that
+turns from round to round, so load from other processes falls on all of them alike. Each command's ratio is the
+median over rounds of its time divided by the anchor's time in the same round, for wall time and for CPU time
+(user + system of the process: less sensitive to other load on the machine). Sources are measured compiled, as
+after an install: the first round of each command runs without PYTHONDONTWRITEBYTECODE, so Python writes its
+bytecode caches, and is not counted. The load average is printed before and after.
 Targets: listings at most 1.0 x the anchor; each typo's error within 0.5 s.
 """
 
@@ -28,21 +32,32 @@ TYPOS = (
     ("--set value", ["--set", "max_steps=-5"]),
 )
 TYPO_LIMIT_S = 0.5
+# Compiled sources, as after an install; offline, as every listing is.
+ENV = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}, "HF_HUB_OFFLINE": "1"}
 
 
-def measure(command: list[str], repeat: int, status: int = 0) -> tuple[float, float]:
-    """Median wall and CPU seconds of ``command``, which must exit with ``status``."""
-    def once() -> tuple[float, float]:
-        before, start = os.times(), time.perf_counter()
-        done = subprocess.run(command, capture_output=True, text=True)
-        wall, after = time.perf_counter() - start, os.times()
-        if done.returncode != status:
-            raise SystemExit(f"{' '.join(command)} exited {done.returncode}, not {status}: {done.stderr[-500:]}")
-        return wall, (after.children_user - before.children_user) + (after.children_system - before.children_system)
+def once(command: list[str], status: int = 0) -> tuple[float, float]:
+    """Wall and CPU seconds of one run of ``command``, which must exit with ``status``."""
+    before, start = os.times(), time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, env=ENV)
+    wall, after = time.perf_counter() - start, os.times()
+    if done.returncode != status:
+        raise SystemExit(f"{' '.join(command)} exited {done.returncode}, not {status}: {done.stderr[-500:]}")
+    return wall, (after.children_user - before.children_user) + (after.children_system - before.children_system)
 
-    once()  # warm the file cache (and grpo-core's cache of GRPOConfig's fields)
-    runs = [once() for _ in range(repeat)]
-    return statistics.median(w for w, _ in runs), statistics.median(c for _, c in runs)
+
+def interleaved(commands: dict[str, list[str]], repeat: int) -> dict[str, list[tuple[float, float]]]:
+    """``repeat`` rounds of every command once, the order turned by one each round, after one uncounted round
+    (bytecode written, file cache warm, grpo-core's cache of GRPOConfig's fields filled)."""
+    names = list(commands)
+    for name in names:
+        once(commands[name])
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in names}
+    for round_ in range(repeat):
+        turn = round_ % len(names)
+        for name in names[turn:] + names[:turn]:
+            times[name].append(once(commands[name]))
+    return times
 
 
 def console_script(name: str) -> str:
@@ -51,23 +66,34 @@ def console_script(name: str) -> str:
     return str(beside) if beside.exists() else shutil.which(name) or name
 
 
+def load() -> str:
+    return " ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--repeat", type=int, default=7)
-    parser.add_argument("--quick", action="store_true", help="one run of each command: checks the benchmark runs")
+    parser.add_argument("--repeat", type=int, default=9)
+    parser.add_argument("--quick", action="store_true", help="one round of each command: checks the benchmark runs")
     options = parser.parse_args()
     repeat = 1 if options.quick else options.repeat
     grpo_run, trl = console_script("grpo-run"), console_script("trl")
-    anchor, anchor_cpu = measure([trl, "--help"], repeat)
-    print(f"{'command':<28}{'median s':>10}{'cpu s':>8}{'ratio':>8}")
-    print(f"{'trl --help (anchor)':<28}{anchor:>10.3f}{anchor_cpu:>8.3f}{1.0:>8.2f}")
-    for args in LISTINGS:
-        seconds, cpu = measure([grpo_run, *args], repeat)
-        print(f"{'grpo-run ' + ' '.join(args):<28}{seconds:>10.3f}{cpu:>8.3f}{seconds / anchor:>8.2f}")
+    print(f"load average before: {load()} ({os.cpu_count()} cores); {repeat} interleaved rounds")
+    anchor = "trl --help (anchor)"
+    commands = {anchor: [trl, "--help"], **{"grpo-run " + " ".join(args): [grpo_run, *args] for args in LISTINGS}}
+    times = interleaved(commands, repeat)
+    print(f"{'command':<28}{'median s':>10}{'cpu s':>8}{'ratio':>8}{'cpu ratio':>11}")
+    for name, runs in times.items():
+        ratio = statistics.median(w / a for (w, _), (a, _) in zip(runs, times[anchor]))
+        cpu_ratio = statistics.median(c / max(a, 1e-9) for (_, c), (_, a) in zip(runs, times[anchor]))
+        print(f"{name:<28}{statistics.median(w for w, _ in runs):>10.3f}{statistics.median(c for _, c in runs):>8.3f}"
+              f"{ratio:>8.2f}{cpu_ratio:>11.2f}")
     print(f"\n{'typo (exit 2)':<28}{'median s':>10}{'cpu s':>8}  within {TYPO_LIMIT_S} s")
     for label, args in TYPOS:
-        seconds, cpu = measure([grpo_run, *args], repeat, status=2)
+        once([grpo_run, *args], status=2)
+        runs = [once([grpo_run, *args], status=2) for _ in range(repeat)]
+        seconds, cpu = statistics.median(w for w, _ in runs), statistics.median(c for _, c in runs)
         print(f"{label:<28}{seconds:>10.3f}{cpu:>8.3f}  {'yes' if seconds <= TYPO_LIMIT_S else 'NO'}")
+    print(f"load average after: {load()}")
 
 
 if __name__ == "__main__":
