@@ -191,6 +191,8 @@ def test_a_run_with_a_shuffled_control_trains_both_and_compares_three_ways(data_
     assert (folder / "final" / "config.json").is_file()
     assert "control run (each step's rows of reward scores permuted" in output
     assert f"{folder / 'final'} (control)" in output
+    assert "comparison: generating greedily with 3 models on the dataset's last 4 rows" in output
+    assert f"comparison: scoring {folder / 'final'} (control), model 3 of 3, on 4 prompts" in output
     (line,) = [line for line in output.splitlines() if "gain over control" in line]
     assert line.startswith("length, 4 rows:  base ") and " trained " in line and " control " in line
     # the run trained on the length reward's own scores; its control on scores moved to other completions

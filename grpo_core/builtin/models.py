@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from pathlib import Path
 
 from grpo_core.cache import cache_dir
@@ -78,6 +79,8 @@ def smollm2_path() -> str:
     gguf = smollm2_gguf()
     if gguf is None:
         return SMOLLM2_HUB_ID
+    print(f"model: converting SmolLM2-135M-Instruct from {gguf.name} to {target} (once; about half a minute)",
+          file=sys.stderr, flush=True)
     convert_gguf(gguf, target)
     return str(target)
 

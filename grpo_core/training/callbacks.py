@@ -7,6 +7,7 @@ import json
 import math
 import signal
 import sys
+import time
 from pathlib import Path
 
 from transformers import TrainerCallback
@@ -14,6 +15,7 @@ from transformers.trainer_callback import ExportableState
 
 from grpo_core.rundir.folder import write_atomic
 from grpo_core.rundir.names import COMPLETIONS_FILE, FINAL_DIR, METRICS_FILE, MODEL_CARD
+from grpo_core.training import progress
 from grpo_core.training.trl_contract import last_batch, name_base_model, save_checkpoint, stored_attributes
 
 
@@ -240,13 +242,25 @@ class StopCallback(TrainerCallback):
 
 
 class ProgressCallback(TrainerCallback):
-    """A one-line progress bar: step, reward, reward_std, KL and time left."""
+    """Where training is: on a terminal a one-line progress bar (step, reward, reward_std, KL and time left); elsewhere
+    (a pipe, a CI log, a notebook) a plain line per logged step with the time since training started and the time
+    left. Both say how long training took at its end."""
 
-    def __init__(self) -> None:
+    def __init__(self, terminal: bool | None = None, out=None) -> None:
+        self.terminal = progress.is_terminal() if terminal is None else terminal
+        self.out = out
         self.progress = None
+        self.started = None
+
+    def _say(self, line: str) -> None:
+        print(line, file=self.out or sys.stdout, flush=True)
 
     def on_train_begin(self, args, state, control, **kwargs):
         if not state.is_world_process_zero:
+            return
+        self.started, self.first_step = time.monotonic(), state.global_step
+        if not self.terminal:
+            self._say(f"training: {state.max_steps - state.global_step} steps, to step {state.max_steps}")
             return
         from rich.progress import (
             BarColumn,
@@ -268,17 +282,24 @@ class ProgressCallback(TrainerCallback):
             self.progress.update(self.task, completed=state.global_step)
 
     def on_log(self, args, state, control, logs=None, **kwargs):
-        if self.progress is None or not logs or "reward" not in logs:
+        if self.started is None or not logs or "reward" not in logs:
             return
-        stats = f"reward {_number(logs['reward'], '.3f')}  std {_number(logs.get('reward_std'), '.3f')}"
-        if "kl" in logs:
-            stats += f"  kl {_number(logs['kl'], '.3g')}"
-        self.progress.update(self.task, stats=stats)
+        if self.progress is not None:
+            self.progress.update(self.task, stats=progress.stats(logs))
+        elif not self.terminal:
+            elapsed = time.monotonic() - self.started
+            self._say(progress.step_line(state.global_step, state.max_steps, logs, elapsed,
+                                         state.global_step - self.first_step))
 
     def on_train_end(self, args, state, control, **kwargs):
         if self.progress is not None:
             self.progress.stop()
             self.progress = None
+        if self.started is not None:
+            steps = state.global_step - self.first_step
+            self._say(f"trained {steps} step{'s' if steps != 1 else ''} in "
+                      f"{progress.duration(time.monotonic() - self.started)}")
+            self.started = None
 
 
 class InterruptCallback(TrainerCallback):
@@ -337,13 +358,6 @@ def save_after_failure(trainer, output_dir: Path, resume: str) -> str:
     save_checkpoint(trainer)
     trainer.callback_handler.on_save(trainer.args, trainer.state, trainer.control)  # what the training loop calls next
     return f"checkpoint of step {step} saved in {target}. {resume}"
-
-
-def _number(value, spec: str) -> str:
-    """A logged value for the progress bar: a step where nothing was scored logs None or NaN."""
-    if not isinstance(value, (int, float)) or not math.isfinite(value):
-        return "-"
-    return format(value, spec)
 
 
 class ModelCardCallback(TrainerCallback):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import signal
+import time
 from pathlib import Path
 
 import click
@@ -22,7 +23,7 @@ from grpo_core.rundir.names import METRICS_FILE
 from grpo_core.rundir.record import describe
 from grpo_core.settings.declared import DEFAULT_TOOL_TIMEOUT_S, DEFAULT_TOOL_TURNS
 from grpo_core.settings.layers import flag_layer, settings_from_options
-from grpo_core.training import collector, control, launch, stages
+from grpo_core.training import collector, control, launch, progress, stages
 from grpo_core.training.aggregation import aggregation_lines
 from grpo_core.training.resolve import DEFAULT_OUTPUT_DIR, load_data, profile_line, resolve, start_scoring
 from grpo_core.training.rollouts import EpisodeSettings
@@ -45,6 +46,8 @@ def run_from_options(dry_run=False, num_processes=None, argv=(), stage=None, **o
 
 def _run(dry_run, num_processes, argv, stage, options: dict) -> None:
     log = lambda message: click.echo(message, err=True)
+    started = time.monotonic()
+    total = lambda: log(f"total time: {progress.duration(time.monotonic() - started)}")  # noqa: E731
     staged = stages.read_stages(options.get("config_file"), stage)
     if staged is not None:  # a config file with stages: each stage a run in its own folder
         control_options = _staged_control(staged, options, dry_run)
@@ -52,6 +55,8 @@ def _run(dry_run, num_processes, argv, stage, options: dict) -> None:
                           num_processes=num_processes, log=log, argv=argv)
         if control_options is not None:
             stages.run_control(staged, control_options, settings_from_options, preflight, num_processes, log, argv)
+        if not dry_run:
+            total()
         return
     settings = settings_from_options(**options)
     launched = launch.is_launched()
@@ -94,6 +99,7 @@ def _run(dry_run, num_processes, argv, stage, options: dict) -> None:
                 replace_outputs(run, log)
             click.echo(f"launching: {' '.join(command)}", err=True)
             code = _wait_for(command, claim.checkpoint)
+            total()
             if code:
                 raise SystemExit(code)
             return
@@ -103,6 +109,8 @@ def _run(dry_run, num_processes, argv, stage, options: dict) -> None:
     finally:
         claim.release()
     if trained.outcome is not Outcome.FINISHED:
+        if not launched:
+            total()
         raise SystemExit(trained.outcome.exit_status)  # scripts can tell an interrupted or stopped run
     if control_run is not None:
         log(f"control run ({control.KINDS[settings.control]}): outputs in {control_run.grpo['output_dir']}")
@@ -112,9 +120,12 @@ def _run(dry_run, num_processes, argv, stage, options: dict) -> None:
         finally:
             control_claim.release()
         if outcome is not Outcome.FINISHED:
+            total()
             raise SystemExit(outcome.exit_status)
     if compare:
         _compare(run, settings.compare, control_run)
+    if not launched:
+        total()
 
 
 def _staged_control(staged, options: dict, dry_run: bool) -> dict | None:
@@ -176,7 +187,9 @@ def _compare(run, n: int, control_run=None) -> None:
                        str(Path(control_run.grpo["output_dir"]) / "final")))
     episodes = EpisodeSettings.of_run(run)  # with environments, each row is an episode with the run's tools
     scored = run.rewards if episodes else [r for r in run.rewards if not is_episode_reward(r)]
-    results = score_models(models, rows, scored, max_new_tokens=tokens, episodes=episodes)
+    log = lambda message: click.echo(f"comparison: {message}", err=True)  # noqa: E731
+    log(f"generating greedily with {len(models)} models on {where}")
+    results = score_models(models, rows, scored, max_new_tokens=tokens, episodes=episodes, log=log)
     click.echo(f"{comparison_heading(spec, run.dataset_params)}{where}:", err=True)
     click.echo(format_comparison(results), err=True)
     if control_run is not None:
@@ -193,6 +206,9 @@ def preflight(run) -> None:
     GrpoError when one fails."""
     rewards = [r for r in run.rewards if not is_episode_reward(r)]  # an episode's reward: the environment's checks
     rows = dataset_rows(run.dataset)
+    checked = [r.__name__ for r in rewards] + [f"environment {e.name}" for e in run.environments]
+    if checked:
+        click.echo(f"preflight: quick checks of {', '.join(checked)} on {len(rows)} dataset rows", err=True)
     report = preflight_checks(rewards, rows, budget_s=PREFLIGHT_BUDGET_S) if rewards else CheckReport(seed=0)
     for environment in run.environments:  # a few episodes each, each call under the run's own tool limit
         report.results.extend(check_environment(environment, rows, seed=0, max_examples=PREFLIGHT_EPISODES,

@@ -118,10 +118,14 @@ def generate_and_score(model, tokenizer, rows, rewards, max_new_tokens: int = 64
 
 
 def score_models(models: list[tuple[str, str]], rows, rewards, max_new_tokens: int = 64,
-                 temperature: float = 0.0, episodes=None) -> list[dict]:
-    """``sample_and_score`` for each ``(label, path)``, on the same rows; each result names its label."""
+                 temperature: float = 0.0, episodes=None, log=None) -> list[dict]:
+    """``sample_and_score`` for each ``(label, path)``, on the same rows; each result names its label. ``log`` is
+    told as each model starts: which one, and on how many prompts or episodes."""
     results = []
-    for label, path in models:
+    for index, (label, path) in enumerate(models, start=1):
+        if log is not None:
+            what = "episodes" if episodes is not None else "prompts"
+            log(f"scoring {label}, model {index} of {len(models)}, on {len(rows)} {what}")
         result = sample_and_score(path, rows, rewards, max_new_tokens, temperature=temperature, episodes=episodes)
         result["model"] = label
         results.append(result)
