@@ -14,9 +14,6 @@ from grpo_core.errors import GrpoError, PluginError, UsageError
 from grpo_core.plugins import get_registry, listing
 from grpo_core.serving.command import serve
 from grpo_core.settings.declared import DEFAULT_TOOL_TIMEOUT_S, DEFAULT_TOOL_TURNS, option, training_options
-from grpo_core.training import collector
-from grpo_core.training.runner import run_from_options, sample_models
-from grpo_core.training.sample import format_comparison
 
 
 class CommandError(click.ClickException):
@@ -83,6 +80,9 @@ def cli():
 def train(**options):
     """Train with GRPO (the default command): the built-in default run, changed field by field by
     --profile, --config and the flags below."""
+    from grpo_core.training import collector
+    from grpo_core.training.runner import run_from_options
+
     collector.skip_at_exit()
     run_from_options(argv=sys.argv[1:], **options)
 
@@ -148,6 +148,9 @@ def sample(models, dataset, dataset_args, rewards, reward_args, n, max_new_token
     """Generate on held-out prompts and print each reward's mean, e.g. base model against trained model. With --env,
     each completion is an episode in which the model may call the environment's tools (--output holds its messages,
     tool calls and answers included)."""
+    from grpo_core.training.runner import sample_models
+    from grpo_core.training.sample import format_comparison
+
     results = sample_models(models, dataset, dataset_args, rewards, reward_args, n, max_new_tokens, temperature, output,
                             environments, env_args, chat_template, tool_timeout, tool_turns)
     if as_json:

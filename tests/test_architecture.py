@@ -17,12 +17,17 @@ DOC = ROOT / "docs" / "architecture.md"
 # Core modules a function imports instead of the module's top, each with why (module -> imported -> reason).
 _HEAVY = ("it imports transformers' TrainerCallback and TRL; grpo-run --help and a typo's one-line error must not "
           "load them")
+_COMMAND = ("the training stack is imported by the command that trains or samples, when it runs: grpo-run --help and "
+            "the listings must not pay for it (tests/test_lazy.py)")
 LAZY_CORE_IMPORTS: dict[tuple[str, str], str] = {
     ("grpo_core.pytest_plugin", "grpo_core.testing"): "pytest loads the plugin in every session of every project; "
     "the kit (hypothesis, the CLI) loads only when a test uses the fixture",
     ("grpo_core.training.train", "grpo_core.training.build"): _HEAVY,
     ("grpo_core.training.train", "grpo_core.training.callbacks"): _HEAVY,
     ("grpo_core.training.runner", "grpo_core.training.build"): _HEAVY,
+    ("grpo_core.cli", "grpo_core.training"): _COMMAND,
+    ("grpo_core.cli", "grpo_core.training.runner"): _COMMAND,
+    ("grpo_core.cli", "grpo_core.training.sample"): _COMMAND,
     ("grpo_core.serving.command", "grpo_core.serving.app"): "FastAPI and uvicorn are an optional extra (serve): "
     "grpo-run --help must not need them, and only the serve command, when it runs, imports them",
 }
