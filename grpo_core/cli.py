@@ -9,10 +9,8 @@ import click
 from click_default_group import DefaultGroup
 
 from grpo_core.builtin.profiles import describe_profile
-from grpo_core.checks.command import check
 from grpo_core.errors import GrpoError, PluginError, UsageError
 from grpo_core.plugins import get_registry, listing
-from grpo_core.serving.command import serve
 from grpo_core.settings.declared import DEFAULT_TOOL_TIMEOUT_S, DEFAULT_TOOL_TURNS, option, training_options
 
 
@@ -24,17 +22,37 @@ class CommandError(click.ClickException):
         self.exit_code = exit_code
 
 
+# Built-in commands whose modules load when the command is used; the group's help lists each by the first paragraph
+# of its help, given here (tests/test_lazy.py holds it to the command's own).
+LAZY_COMMANDS = {
+    "check": "Check rewards with property-based tests before training with them.",
+    "serve": "Serve installed rewards over HTTP: POST /rewards/NAME, OpenRLHF's POST /get_reward, GET /rewards, GET "
+             "/health.",
+}
+
+
+def _load_command(name: str) -> click.Command:
+    if name == "check":
+        from grpo_core.checks.command import check
+
+        return check
+    from grpo_core.serving.command import serve
+
+    return serve
+
+
 class GrpoGroup(DefaultGroup):
     """The ``grpo-run`` group: ``train`` when no command is named, plugin commands attached on first use,
     errors shown as one line."""
 
     _attached = False
+    _listing = False
 
     def _attach(self) -> None:
         if not GrpoGroup._attached:
             GrpoGroup._attached = True
-            self.add_command(check)
-            self.add_command(serve)
+            for name, summary in LAZY_COMMANDS.items():
+                self.add_command(click.Command(name, help=summary))
             get_registry().add_commands(self)
 
     def list_commands(self, ctx):
@@ -43,7 +61,18 @@ class GrpoGroup(DefaultGroup):
 
     def get_command(self, ctx, name):
         self._attach()
-        return super().get_command(ctx, name)
+        command = super().get_command(ctx, name)
+        if name in LAZY_COMMANDS and command is not None and command.callback is None and not self._listing:
+            command = _load_command(name)
+            self.add_command(command)
+        return command
+
+    def format_commands(self, ctx, formatter):
+        self._listing = True  # the list needs only names and short help: a lazy command's module stays unloaded
+        try:
+            super().format_commands(ctx, formatter)
+        finally:
+            self._listing = False
 
     def invoke(self, ctx):
         try:

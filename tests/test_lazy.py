@@ -58,3 +58,39 @@ def test_a_typo_is_reported_before_anything_heavy_is_imported(field_cache, args,
     assert result.returncode == 2 and message in result.stderr, result.stderr[-2000:]
     modules = imported(result)
     assert "grpo_core" in modules and not modules & HEAVY, sorted(modules & HEAVY)
+
+
+def imported_full(result) -> set:
+    return {line.rsplit("|", 1)[1].strip() for line in result.stderr.splitlines()
+            if line.startswith("import time:") and "|" in line}
+
+
+# What the help and the listings leave to the commands that need it: the property checks, the server, the training
+# stack and the config-file layer (yaml).
+LEFT_TO_COMMANDS = ("grpo_core.checks", "grpo_core.serving.command", "grpo_core.training", "grpo_core.settings.layers",
+                    "yaml")
+
+
+@pytest.mark.parametrize("args", [["--help"], ["plugins"], ["rewards"]])
+def test_help_and_listings_leave_checks_server_and_training_to_their_commands(args):
+    result = grpo_run(*args)
+    assert result.returncode == 0, result.stderr[-2000:]
+    modules = imported_full(result)
+    assert "grpo_core.cli" in modules
+    loaded = sorted(m for m in modules if m.split(".")[0] == "yaml" or m.startswith(LEFT_TO_COMMANDS))
+    assert not loaded, f"grpo-run {' '.join(args)} imported {loaded}"
+    if args == ["--help"]:
+        assert "check " in result.stdout and "serve " in result.stdout
+
+
+def test_a_command_listed_before_it_loads_shows_its_own_short_help():
+    import click
+
+    from grpo_core.cli import LAZY_COMMANDS, cli
+
+    for name, summary in LAZY_COMMANDS.items():
+        command = cli.get_command(click.Context(cli), name)
+        assert command.callback is not None, f"{name}: the command itself, not its listing"
+        listed = click.Command(name, help=summary)
+        for limit in (30, 45, 80, 200):
+            assert listed.get_short_help_str(limit) == command.get_short_help_str(limit), (name, limit)
