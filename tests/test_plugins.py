@@ -29,6 +29,18 @@ def test_installed_distribution_is_discovered(installed_fixture_plugins, capsys)
     assert info.registers["datasets"] == ["fixture-rows"]
 
 
+def test_each_plugin_s_distribution_is_named_as_its_metadata_names_it(installed_fixture_plugins):
+    from importlib import metadata
+
+    from grpo_core.plugins import ENTRY_POINT_GROUP, name_and_version
+
+    dists = {ep.dist.name: ep.dist for ep in metadata.entry_points(group=ENTRY_POINT_GROUP) if ep.dist}
+    assert {"grpo-fixture-plugin", "grpo-fixture-broken"} <= set(dists)
+    for dist in dists.values():
+        assert name_and_version(dist) == (dist.name, dist.version)
+    assert name_and_version(None) == ("unknown", "")
+
+
 def test_broken_plugin_is_reported_and_skipped(installed_fixture_plugins, capsys):
     registry = get_registry(refresh=True)
     broken = next(i for i in registry.plugins if i.distribution == "grpo-fixture-broken")

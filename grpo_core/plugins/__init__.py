@@ -61,13 +61,14 @@ def load_plugins() -> tuple[pluggy.PluginManager, list[PluginInfo]]:
     only, disabled = _env_set("GRPO_LOAD_PLUGINS"), _env_set("GRPO_DISABLE_PLUGINS") or set()
     infos: list[PluginInfo] = []
     seen: set[tuple[str, str]] = set()
+    read: dict[int, tuple[str, str]] = {}  # a distribution's name and version, read once for all its entry points
     for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
-        dist_name = ep.dist.name if ep.dist else "unknown"
+        dist_name, dist_version = read.get(id(ep.dist)) or read.setdefault(id(ep.dist), name_and_version(ep.dist))
         key = (canonical(dist_name), ep.name)
         if key in seen or (only is not None and key[0] not in only) or key[0] in disabled:
             continue
         seen.add(key)
-        info = PluginInfo(ep.name, dist_name, ep.dist.version if ep.dist else "")
+        info = PluginInfo(ep.name, dist_name, dist_version)
         try:
             with contextlib.redirect_stdout(sys.stderr):  # stdout belongs to --json and --dry-run
                 info.module = ep.load()
@@ -85,6 +86,23 @@ def load_plugins() -> tuple[pluggy.PluginManager, list[PluginInfo]]:
         pm.register(module, name=module_name)
         infos.append(PluginInfo(module_name, BUILTIN_DISTRIBUTION, version, module))
     return pm, infos
+
+
+def name_and_version(dist: metadata.Distribution | None) -> tuple[str, str]:
+    """A distribution's name and version, from the head of its metadata file: ``dist.name`` and ``dist.version``
+    parse the whole file with the email parser, each time, which costs more than finding the entry points."""
+    if dist is None:
+        return "unknown", ""
+    fields: dict[str, str] = {}
+    for line in (dist.read_text("METADATA") or dist.read_text("PKG-INFO") or "").splitlines():
+        if not line.strip():  # the headers end at the first blank line
+            break
+        key, colon, value = line.partition(":")
+        if colon and key in ("Name", "Version"):
+            fields.setdefault(key, value.strip())
+    if len(fields) < 2:
+        return dist.name, dist.version
+    return fields["Name"], fields["Version"]
 
 
 def _report_failure(info: PluginInfo) -> None:
