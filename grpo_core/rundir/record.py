@@ -6,10 +6,13 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from grpo_core.errors import UsageError
 from grpo_core.plugins import get_registry
 from grpo_core.plugins.loading import is_episode_reward
-from grpo_core.rundir.folder import write_atomic
+from grpo_core.rundir.folder import checkpoints, write_atomic
+from grpo_core.rundir.names import FINAL_DIR, RUN_CONFIG
 from grpo_core.settings.declared import describe_settings
+from grpo_core.settings.layers import file_layer, read_config_file
 
 
 def run_config(run) -> dict:
@@ -56,6 +59,36 @@ def write_run_config(run, path: Path) -> None:
     import yaml
 
     write_atomic(path, yaml.safe_dump(run_config(run), sort_keys=False))
+
+
+# What ``grpo-run sample`` takes from a run's folder: what it scored, on which data, with which tools.
+SAMPLED_KEYS = ("dataset", "dataset_args", "rewards", "weights", "reward_args", "environments", "env_args",
+                "chat_template")
+
+
+def is_run_folder(path: str) -> bool:
+    """A run's output folder (it holds ``run_config.yaml``), as opposed to a model folder."""
+    return os.path.isfile(os.path.join(path, RUN_CONFIG))
+
+
+def run_folder_model(folder: str) -> str:
+    """The trained model in a run's folder (``final/``); a UsageError naming a checkpoint to pass when the run did not
+    finish."""
+    final = os.path.join(folder, FINAL_DIR)
+    if os.path.isdir(final):
+        return final
+    found = checkpoints(Path(folder))
+    instead = (f"pass one of its checkpoints, e.g. --model {found[-1]}" if found else
+               "it has no checkpoint either; train it first")
+    raise UsageError(f"run folder '{folder}' has no {FINAL_DIR}/ model (the run did not finish); {instead}")
+
+
+def run_folder_layer(folder: str) -> dict:
+    """What a run's ``run_config.yaml`` says it scored and on which data, as a settings layer (``SAMPLED_KEYS``), and
+    its ``grpo`` fields."""
+    path = os.path.join(folder, RUN_CONFIG)
+    whole = file_layer(read_config_file(path), path)
+    return {**{key: whole[key] for key in SAMPLED_KEYS if key in whole}, "grpo": whole.get("grpo", {})}
 
 
 def base_model_words(model: str) -> str:

@@ -349,7 +349,8 @@ def save_after_failure(trainer, output_dir: Path, resume: str) -> str:
     step = trainer.state.global_step
     target = output_dir / f"checkpoint-{step}"
     if step == 0:
-        return "no step had finished, so there is no checkpoint; the same command, once fixed, starts again in this folder"
+        return ("no step had finished, so there is no checkpoint; the same command, once fixed, starts again in this "
+                "folder")
     if target.is_dir():
         return f"the checkpoint of step {step} is in {target}. {resume}"
     if trainer.args.world_size > 1:  # saving gathers from every process, and the others are not all here

@@ -19,18 +19,18 @@ from grpo_core.plugins.loading import (episode_rewards, is_episode_reward, load_
                                        model_path, validate_columns, validate_model_available, validate_model_name)
 from grpo_core.rundir import outputs
 from grpo_core.rundir.claim import replace_outputs, validate_outputs
-from grpo_core.rundir.names import METRICS_FILE
-from grpo_core.rundir.record import describe
+from grpo_core.rundir.names import METRICS_FILE, RUN_CONFIG
+from grpo_core.rundir.record import describe, is_run_folder, run_folder_layer, run_folder_model
 from grpo_core.settings.declared import DEFAULT_TOOL_TIMEOUT_S, DEFAULT_TOOL_TURNS
-from grpo_core.settings.layers import flag_layer, settings_from_options
+from grpo_core.settings.layers import flag_layer, layer, settings_from_options
 from grpo_core.training import collector, control, launch, progress, stages
 from grpo_core.training.aggregation import aggregation_lines
 from grpo_core.training.resolve import DEFAULT_OUTPUT_DIR, load_data, profile_line, resolve, start_scoring
 from grpo_core.training.rollouts import EpisodeSettings
 from grpo_core.training.tools import chat_template, model_is_folder, pick_template, validate_environment_column
 from grpo_core.training.train import Outcome, claim_folder, train
-from grpo_core.training.sample import (comparison_heading, format_comparison, has_held_out_split, held_out,
-                                       held_out_rows, score_models)
+from grpo_core.training.sample import (comparison_heading, format_comparison, has_held_out_split, held_out_rows,
+                                       score_models)
 
 # The quick checks before training must end within 3 s for all rewards together; the checks overshoot
 # the time they are given by a fraction of a second (benchmarks/bench_preflight.py measures the total).
@@ -224,32 +224,46 @@ def preflight(run) -> None:
 
 
 def sample_models(models, dataset, dataset_args, rewards, reward_args, n, max_new_tokens, temperature, output=None,
-                  environments=(), env_args=(), given_template=None, tool_timeout=DEFAULT_TOOL_TIMEOUT_S, tool_turns=None):
-    """Score each model's completions on the dataset's last ``n`` rows (see grpo_core.training.sample); with
-    ``environments``, each completion is an episode that may call their tools, scored with their rewards too."""
+                  environments=(), env_args=(), given_template=None, tool_timeout=DEFAULT_TOOL_TIMEOUT_S,
+                  tool_turns=None, log=None):
+    """Score each model's completions on ``n`` held-out rows (``sample.held_out_rows``: the comparison's rows); with
+    ``environments``, each completion is an episode that may call their tools, scored with their rewards too. A run's
+    folder among ``models`` stands for its final model, and its run_config.yaml gives the dataset, its arguments, the
+    rewards and environments (and the completion length) that are not given here."""
     from grpo_core.training.build import quiet_libraries  # transformers' TrainerCallback: heavy
 
+    log = log or (lambda message: click.echo(message, err=True))
     quiet_libraries()
-    given = flag_layer(rewards=rewards, reward_args=reward_args, dataset_args=dataset_args, environments=environments,
-                       env_args=env_args)
+    paths = [run_folder_model(model) if is_run_folder(model) else model for model in models]
+    for path in paths:
+        validate_model_name(path)
+        validate_model_available(path)
+    given, runs = _sample_settings(models, dataset, dataset_args, rewards, reward_args, environments, env_args,
+                                   given_template, log)
+    if max_new_tokens is None:  # the run's completion length, as its comparison uses
+        max_new_tokens = int(next(iter(runs.values()), {}).get("grpo", {}).get("max_completion_length") or 64)
+    name = given["dataset"]
     loaded = load_rewards(given.get("rewards", []), params=given.get("reward_args"), weights=given.get("weights"),
-                          dataset=dataset)
+                          dataset=name)
     selected = load_environments(list(given.get("environments") or []), given.get("env_args"))
     loaded += episode_rewards(selected)
-    for model in models:
-        validate_model_name(model)
-        validate_model_available(model)
-    spec = get_registry().dataset(dataset)
-    rows = held_out(spec.load(**spec.resolve(given.get("dataset_args"))), n)
-    validate_columns(rows, [r for r in loaded if not is_episode_reward(r)], dataset)
-    validate_environment_column(rows, selected, dataset)
+    spec = get_registry().dataset(name)
+    params = spec.resolve(given.get("dataset_args"))
+    rows, where = held_out_rows(spec, params, spec.load(**params), n)
+    if not runs and not has_held_out_split(spec, params):
+        where = f"the dataset's last {len(rows)} rows"
+    shown = ", ".join(f"{k}={v}" for k, v in params.items() if v is not None)
+    log(f"prompts: {where}, of dataset '{name}'" + (f" ({shown})" if shown else ""))
+    validate_columns(rows, [r for r in loaded if not is_episode_reward(r)], name)
+    validate_environment_column(rows, selected, name)
     results = []
-    for model in models:
+    for index, (model, path) in enumerate(zip(models, paths), start=1):
         episodes = None
         if selected:  # each model renders tools with its own template, or the one it is given
-            template, _ = chat_template(model_path(model), model, given_template)
+            template, _ = chat_template(model_path(path), path, given.get("chat_template"))
             episodes = EpisodeSettings(selected, tool_turns or DEFAULT_TOOL_TURNS, tool_timeout, template)
-        results += score_models([(model, model_path(model))], rows, loaded, max_new_tokens, temperature=temperature,
+        log(f"scoring {path}, model {index} of {len(models)}, on {len(rows)} {'episodes' if selected else 'prompts'}")
+        results += score_models([(path, model_path(path))], rows, loaded, max_new_tokens, temperature=temperature,
                                 episodes=episodes)
     if output:
         with open(output, "w") as handle:
@@ -257,3 +271,27 @@ def sample_models(models, dataset, dataset_args, rewards, reward_args, n, max_ne
                 for record in result["samples"]:
                     handle.write(json.dumps({"model": result["model"], **record}, default=str) + "\n")
     return results
+
+
+def _sample_settings(models, dataset, dataset_args, rewards, reward_args, environments, env_args, given_template, log):
+    """What ``grpo-run sample`` scores, on which data: the flags over the first run folder's run_config.yaml (the same
+    layering as training's flags over a config file), and the run folders among ``models`` with what each says."""
+    top = flag_layer(rewards=rewards, reward_args=reward_args, dataset_args=dataset_args, environments=environments,
+                     env_args=env_args, dataset=dataset, chat_template=given_template)
+    runs = {model: run_folder_layer(model) for model in models if is_run_folder(model)}
+    sampled = lambda run: layer({k: v for k, v in run.items() if k != "grpo"}, top)  # noqa: E731
+    given = sampled(next(iter(runs.values()), {}))
+    for model, run in list(runs.items())[1:]:
+        if sampled(run) != given:
+            raise UsageError(f"run folders '{next(iter(runs))}' and '{model}' were trained on different data or "
+                             "rewards; name the prompts with --dataset and the rewards with --reward")
+    if runs:
+        log(f"sample: what is not given here (dataset, rewards, completion length) comes from "
+            f"{Path(next(iter(runs))) / RUN_CONFIG}")
+    if not given.get("dataset"):
+        raise UsageError("grpo-run sample needs --dataset, or a run's folder as --model (its run_config.yaml names "
+                         "the dataset)")
+    if not given.get("rewards") and not given.get("environments"):
+        raise UsageError("grpo-run sample needs --reward (or --env), or a run's folder as --model (its "
+                         "run_config.yaml names the rewards)")
+    return given, runs
