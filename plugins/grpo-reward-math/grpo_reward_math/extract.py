@@ -61,6 +61,37 @@ def boxes(text: str, limit: int = MAX_GROUP) -> list[tuple[int, int, str]]:
     return found[::-1]
 
 
+def all_boxes(text: str) -> list[tuple[int, int, str]]:
+    """Every balanced ``\\boxed{...}`` (or ``\\fbox``) as ``(start, end, content)``, in text order; a box inside
+    a box found is skipped. One pass matches all the braces, so it stays linear however many boxes, nested or
+    unbalanced, the text holds."""
+    if "\\" not in text:
+        return []
+    closes: dict[int, int] = {}
+    stack: list[int] = []
+    for brace in _BRACES.finditer(text):
+        if brace.group(0) == "{":
+            stack.append(brace.start())
+        elif brace.group(0) == "}" and stack:
+            closes[stack.pop()] = brace.end()
+    found: list[tuple[int, int, str]] = []
+    for match in _BOXED.finditer(text):
+        if found and match.start() < found[-1][1]:
+            continue  # nested in the box before it
+        index = match.end()
+        while index < len(text) and text[index] in " \t":
+            index += 1
+        if index < len(text) and text[index] == "{":
+            end = closes.get(index)
+            if end is not None:
+                found.append((match.start(), end, text[index + 1 : end - 1]))
+        else:
+            span = _braced(text, index)
+            if span is not None:
+                found.append((match.start(), span[1], span[0]))
+    return found
+
+
 def last_boxed(text: str) -> str | None:
     """The content of the last balanced ``\\boxed{...}``, or None."""
     found = boxes(text, 1)
@@ -73,11 +104,27 @@ def box_group(text: str, found: list[tuple[int, int, str]]) -> list[str]:
         return []
     group = [found[-1]]
     for box in reversed(found[:-1]):
-        between = text[box[1] : group[0][0]]
-        if len(between) > 80 or not _SEPARATOR.fullmatch(between):
+        if not _joined(text[box[1] : group[0][0]]):
             break
         group.insert(0, box)
     return [content for _, _, content in group]
+
+
+def box_runs(text: str, found: list[tuple[int, int, str]]) -> list[list[str]]:
+    """The contents of ``found`` (boxes in text order) cut into runs joined only by separators, MAX_GROUP at most each."""
+    runs: list[list[str]] = []
+    end = None
+    for start, stop, content in found:
+        if runs and len(runs[-1]) < MAX_GROUP and _joined(text[end:start]):
+            runs[-1].append(content)
+        else:
+            runs.append([content])
+        end = stop
+    return runs
+
+
+def _joined(between: str) -> bool:
+    return len(between) <= 80 and _SEPARATOR.fullmatch(between) is not None
 
 
 def _braced(text: str, index: int) -> tuple[str, int] | None:

@@ -14,19 +14,12 @@ import math
 import re
 from dataclasses import dataclass
 
-from grpo_core import Number, Unscored, answer_tag, completion_text, find_numbers, parse_number, same_number
+from grpo_core import Number, Unscored, completion_text, find_numbers, parse_number, same_number
 
-from grpo_reward_math.extract import (
-    box_group,
-    boxes,
-    last_math,
-    last_number,
-    marked_answer,
-    whole_answer,
-)
-from grpo_reward_math.final import final_statement, mixed_parts, negated
+from grpo_reward_math.extract import boxes, marked_answer
+from grpo_reward_math.final import mixed_parts, negated
+from grpo_reward_math.finals import MAX_FINALS, Found, find_answer, several_values
 from grpo_reward_math.forms import copies_prompt, exact_value, math_only, question_text, same_quantity, unwrap
-from grpo_reward_math.symbolic import MAX_TEXT
 
 EXTRACT_MODES = ("auto", "answer-tag", "boxed", "last-number")
 WARM_UP_SECONDS = 120.0  # allowance for a cold worker to import math-verify and sympy
@@ -40,9 +33,19 @@ _DELIMITED = re.compile(r"^\s*(\$\$|\$|\\\(|\\\[)(.*?)(\$\$|\$|\\\)|\\\])\s*$", 
 
 @dataclass(frozen=True)
 class _Symbolic:
-    """Answers only math-verify can judge: candidate spans, in the order they are tried."""
+    """Answers only math-verify can judge. Each of ``needs`` must hold; a need holds when every answer of one of its
+    alternatives (tried in order) is right."""
 
-    spans: tuple[str, ...]
+    needs: tuple[tuple[tuple[str, ...], ...], ...]
+
+    @classmethod
+    def of(cls, *spans: str) -> _Symbolic:
+        """Every one of ``spans`` must be right."""
+        return cls(tuple(((span,),) for span in spans))
+
+    def spans(self) -> tuple[str, ...]:
+        """The answers of a symbolic outcome with one alternative per need, which all must be right."""
+        return tuple(span for need in self.needs for span in need[0])
 
 
 @dataclass(frozen=True)
@@ -83,52 +86,6 @@ def gold_problem(raw) -> str | None:
     """Why a gold answer cannot be read without math-verify, or None when it may be readable."""
     gold = read_gold(raw)
     return gold.detail if isinstance(gold, Unreadable) else None
-
-
-@dataclass(frozen=True)
-class Found:
-    """Where the final answer is: ``span`` (text), ``group`` (contents of a run of boxes), or ``number``."""
-
-    span: str | None = None
-    group: tuple[str, ...] = ()
-    number: Number | None = None
-    source: str = ""  # tag, box, marker, whole, sentence (the final sentence), math (the last math block) or number
-
-
-def find_answer(text: str, extract: str = "auto", tag: str = "answer") -> Found | None:
-    """The final answer, or None when the completion states none.
-
-    ``auto``: the last ``<tag>``; else whichever comes last of the last ``\\boxed{}`` and a
-    final-answer line (``The answer is ...``, ``Answer: ...``, ``#### ...``); else the whole
-    completion when it is nothing but an answer; else the one value its last sentence states
-    (``... I get 42.``). A number from earlier reasoning is never the answer; ``last-number``
-    takes the last number written anywhere.
-    """
-    if extract == "last-number":
-        number = last_number(text)
-        return Found(number=number, source="number") if number is not None else None
-    if extract in ("auto", "answer-tag"):
-        span = answer_tag(text, tag)
-        if span is not None:
-            return Found(span=span, source="tag")
-        if extract == "answer-tag":
-            return None
-    found = boxes(text)
-    if extract == "boxed":
-        return Found(span=f"\\boxed{{{found[-1][2]}}}", group=tuple(box_group(text, found)), source="box") if found else None
-    marked = marked_answer(text)
-    if found and (marked is None or marked[0] < found[-1][0]):
-        return Found(span=f"\\boxed{{{found[-1][2]}}}", group=tuple(box_group(text, found)), source="box")
-    if marked is not None:
-        return Found(span=marked[1], source="marker")
-    whole = whole_answer(text)
-    if whole is not None:
-        return Found(span=whole, source="whole")
-    stated = final_statement(text)
-    if stated is not None:
-        return Found(span=stated, source="sentence")
-    math = last_math(text[-MAX_TEXT:])  # a statement written as math, as math-verify reads prose
-    return Found(span=math[1], source="math") if math is not None else None
 
 
 _VALUE_START = re.compile(r"[\d$\\]")
@@ -196,13 +153,15 @@ def judge_fast(gold: Number | str, found: Found | None, rel_tol: float = 0.0, al
     if found.number is not None:
         if isinstance(gold, Number):
             return float(same_number(gold, found.number, rel_tol=rel_tol))
-        return _Symbolic((found.number.latex(),))
+        return _Symbolic.of(found.number.latex())
     span = found.span or ""
     if not span.strip() or _denied(span[:200]):
         return 0.0
     if question and len(span) <= MAX_SPAN and not span.strip().isdigit() and copies_prompt(span, question, gold_text):
         return 0.0
     if isinstance(gold, Number):
+        if several_values(span[:MAX_SPAN]):
+            return 0.0  # x = 25, x = 22: two values, not one answer
         number = _plain_prediction(span, found.source in ("marker", "sentence"))
         if number is None:
             if allow_expressions or mixed_parts(unwrap(span)) is not None:
@@ -215,15 +174,67 @@ def judge_fast(gold: Number | str, found: Found | None, rel_tol: float = 0.0, al
         # Without expressions only a number written as a number is an answer (4 + 18 is not).
         if not allow_expressions or len(span) > MAX_SPAN or not math_only(span):
             return 0.0
-        return _Symbolic((span,))
+        return _Symbolic.of(span)
     if len(span) > MAX_SPAN:
         return 0.0
     if _bare(span) == _bare(gold):
         return 1.0
-    spans = [span]
-    if len(found.group) > 1:
-        spans.append("$" + ", ".join(f"\\boxed{{{content}}}" for content in found.group) + "$")
-    return _Symbolic(tuple(spans))
+    return _Symbolic.of(span)
+
+
+def _every(outcomes) -> float | _Symbolic:
+    """The score when every outcome must be right: 0.0 if one is wrong, 1.0 if all are, else what math-verify checks."""
+    needs: list = []
+    for outcome in outcomes:
+        if not isinstance(outcome, _Symbolic):
+            if outcome != 1.0:
+                return 0.0
+            continue
+        needs += [need for need in outcome.needs if need not in needs]
+    return _Symbolic(tuple(needs)) if needs else 1.0
+
+
+def _either(first, second: _Symbolic) -> float | _Symbolic:
+    """The score when ``first`` (a float, or answers that all must be right) or the list ``second`` is enough."""
+    if first == 1.0:
+        return 1.0
+    if not isinstance(first, _Symbolic):
+        return second
+    return _Symbolic(((first.spans(), second.spans()),))
+
+
+def judge_answer(gold: Number | str, found: Found | None, rel_tol: float = 0.0, allow_expressions: bool = True,
+                 gold_text: str = "", question: str = ""):
+    """``judge_fast`` for a completion's final answer and the other final answers it writes: it pays only when they
+    are all the same value (plain numbers compared exactly) and right; a run of boxes may be one list answer."""
+    if found is None or len(found.earlier) > MAX_FINALS:
+        return 0.0
+    if len(found.group) < 2 and not found.earlier:
+        return judge_fast(gold, found, rel_tol, allow_expressions, gold_text, question)
+    stated = (found.number or _plain_value(found.span)) if isinstance(gold, Number) else None
+
+    def judged(final: Found):
+        value = _plain_value(final.span) if stated is not None else None
+        if value is not None:
+            return float(same_number(stated, value))  # the same value, exactly, as the final answer
+        return judge_fast(gold, final, 0.0, allow_expressions, gold_text, question)
+
+    def one(final: Found, last: bool = False):
+        """One final answer: its last box and the boxes run together with it each right, or the run as a list."""
+        alone = Found(span=final.span, number=final.number, source=final.source)
+        boxed = [Found(span=f"\\boxed{{{content}}}", source="box") for content in final.group[:-1]]
+        right = judge_fast(gold, alone, rel_tol, allow_expressions, gold_text, question) if last else judged(alone)
+        outcome = _every([right] + [judged(box) for box in boxed])
+        if not boxed or isinstance(gold, Number):
+            return outcome
+        return _either(outcome, _Symbolic.of("$" + ", ".join(f"\\boxed{{{c}}}" for c in final.group) + "$"))
+
+    return _every([one(found, last=True)] + [one(final) for final in found.earlier])
+
+
+def _plain_value(span: str | None) -> Number | None:
+    """The plain number an answer is, when it is nothing else (``\\boxed{0.5}``, ``<answer>1/2</answer>``)."""
+    return parse_number(unwrap(span or "")[:MAX_SPAN]) if span else None
 
 
 def math_reward(
@@ -264,7 +275,7 @@ def math_reward(
                 continue
             found = find_answer(completion_text(completion), extract, tag)
             gold_text = raw_gold if isinstance(raw_gold, str) else ""
-            outcome = judge_fast(gold, found, rel_tol, allow_expressions, gold_text, questions[index])
+            outcome = judge_answer(gold, found, rel_tol, allow_expressions, gold_text, questions[index])
         except Exception as error:  # one bad item must not cost the batch
             scores[index] = Unscored("error", f"{type(error).__name__}: {error}")
             continue
@@ -321,7 +332,7 @@ def _judge_symbolic(waiting, scores, timeout) -> None:
             )
             continue
         gold_text = gold if isinstance(gold, str) else gold.latex()
-        unique.setdefault((gold_text, item.spans), []).append(index)
+        unique.setdefault((gold_text, item.needs), []).append(index)
     if not unique:
         return
     calls = [(key, {}) for key in unique]

@@ -87,18 +87,24 @@ def gold_parses(gold: str) -> bool:
     return bool(_parse_gold(gold))
 
 
-def judge(gold: str, spans: tuple[str, ...]) -> float | None:
-    """1.0 if one of the candidate answers is equivalent to the gold answer, 0.0 if not, None if the gold is unreadable.
+def judge(gold: str, needs: tuple[tuple[tuple[str, ...], ...], ...]) -> float | None:
+    """1.0 if every need holds, 0.0 if not, None if the gold answer is unreadable.
 
-    ``spans`` are answers already cut out of the completion, in order: the final answer, then
-    (for a run of boxes) the boxes' contents joined as one list.
+    A need holds when every answer of one of its alternatives is equivalent to the gold answer. The answers are
+    already cut out of the completion: its final answer and the other final answers it writes each make a need,
+    whose alternatives are the answer (with the boxes run together with it) and that run of boxes joined as one
+    list. Each answer is read once.
     """
     mv = _load()
     gold_parsed = _parse_gold(gold)
     if not gold_parsed:
         return None
-    for span in spans:
-        predicted = parse_expression(span)
-        if predicted and mv.verify(gold_parsed, predicted, timeout_seconds=None):
-            return 1.0
-    return 0.0
+    verdicts: dict[str, bool] = {}
+
+    def right(span: str) -> bool:
+        if span not in verdicts:
+            predicted = parse_expression(span)
+            verdicts[span] = bool(predicted) and bool(mv.verify(gold_parsed, predicted, timeout_seconds=None))
+        return verdicts[span]
+
+    return 1.0 if all(any(all(map(right, option)) for option in need) for need in needs) else 0.0

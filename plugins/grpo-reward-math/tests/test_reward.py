@@ -102,9 +102,12 @@ def test_unreadable_gold_is_unscorable(gold):
 
 def test_extract_modes():
     text = "I think 3. <answer>4</answer> and $\\boxed{5}$ then 6"
-    assert [score(text, g) for g in "3456"] == [0.0, 1.0, 0.0, 0.0]
+    assert [score(text, g) for g in "3456"] == [0.0, 0.0, 0.0, 0.0]  # two final answers, 4 and 5: neither pays
+    assert [score(text, g, extract="answer-tag") for g in "3456"] == [0.0, 1.0, 0.0, 0.0]
+    assert [score(text.replace("5", "4"), g) for g in "3456"] == [0.0, 1.0, 0.0, 0.0]
     assert [score(text, g, extract="boxed") for g in "3456"] == [0.0, 0.0, 1.0, 0.0]
-    assert [score(text, g, extract="last-number") for g in "3456"] == [0.0, 0.0, 0.0, 1.0]
+    assert [score(text, g, extract="last-number") for g in "3456"] == [0.0, 0.0, 0.0, 0.0]  # and a tag and a box
+    assert [score("I think 3. So 4 and 5, then 6", g, extract="last-number") for g in "3456"] == [0.0, 0.0, 0.0, 1.0]
     assert score("the answer is 4", "4", extract="answer-tag") == 0.0
     assert score("the answer is 4", "4", extract="boxed") == 0.0
     assert score("<result>4</result>", "4", tag="result", extract="answer-tag") == 1.0
