@@ -1,6 +1,7 @@
 """Where a GRPO step's reward time goes: one step-sized batch of a realistic mix, scored every way, in one run.
 
     .venv/bin/python benchmarks/bench_reward_step.py [--prompts 64] [--group 16] [--code-share 0.25] [--quick]
+    .venv/bin/python benchmarks/bench_reward_step.py --ray-only [--repeat 3]
 
 The batch: ``--prompts`` prompts x ``--group`` completions; a ``--code-share`` of the prompts are code-tasks
 (the completions: the reference program or its buggy version), the rest math with LaTeX answers (right and wrong
@@ -15,7 +16,12 @@ length (a row that is not a reward's own is unscored by it at once). Printed sid
 - the Ray backend on a local cluster (when ray is installed: pip install "grpo-core[ray]").
 
 Each grpo-core way gives the same scores (checked, identical lists). Targets on a 2-core machine: the concurrent
-batch at most 0.7 of one-after-the-other when no reward takes most of the time, and at most 0.5 of the baseline.
+batch at most 0.7 of one-after-the-other when no reward takes most of the time, and at most 0.5 of the baseline;
+on Ray, at once at most 1.2 x the local pool at once and no slower than one after the other.
+
+``--ray-only`` times only what the Ray targets need, in rounds: the local pool at once on every core (the anchor),
+then the Ray backend one after the other and at once; each ratio is the median over rounds of the two times of the
+same round, and the load average is printed before and after.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ import asyncio
 import os
 import random
 import re
+import statistics
 import subprocess
 import sys
 import time
@@ -133,6 +140,51 @@ def warm(rewards, batch, n: int = 32) -> None:
         reward.score(**head)
 
 
+def same(scores: dict, reference: dict, way: str) -> None:
+    """Stop with the rewards and items ``way`` scored differently from the reference (a time limit that fired under
+    load shows here as None against a score)."""
+    differ = {name: [(i, a, b) for i, (a, b) in enumerate(zip(scores[name], reference[name])) if a != b]
+              for name in reference}
+    differ = {name: items for name, items in differ.items() if items}
+    if differ:
+        raise SystemExit(f"{way} scored differently from the reference: " + "; ".join(
+            f"{name}: {len(items)} items, e.g. item {items[0][0]}: {items[0][1]!r} against {items[0][2]!r}"
+            for name, items in differ.items()))
+
+
+def ray_rounds(rewards, batch, rounds: int) -> None:
+    """The local pool at once (the anchor) and the Ray backend one after the other and at once, round by round."""
+    from grpo_core import configure_scoring
+
+    cores = len(os.sched_getaffinity(0))
+    print(f"{len(batch['completions'])} completions, {cores} cores, load average before: "
+          + " ".join(f"{x:.2f}" for x in os.getloadavg()))
+    times: dict[str, list[float]] = {"local, at once": [], "ray, one after the other": [], "ray, at once": []}
+    try:
+        for _ in range(rounds):
+            configure_scoring()
+            warm(rewards, batch)
+            reference, wall = at_once(rewards, batch)
+            times["local, at once"].append(wall)
+            configure_scoring(backend="ray")
+            warm(rewards, batch)
+            scores, _, wall = one_after_another(rewards, batch)
+            same(scores, reference, "the Ray backend, one after the other")
+            times["ray, one after the other"].append(wall)
+            scores, wall = at_once(rewards, batch)
+            same(scores, reference, "the Ray backend, at once")
+            times["ray, at once"].append(wall)
+    finally:
+        configure_scoring()
+    for way, walls in times.items():
+        print(f"{way:<28} " + "  ".join(f"{w:6.2f}" for w in walls) + f"   median {statistics.median(walls):.2f} s")
+    anchor, seq, now = times["local, at once"], times["ray, one after the other"], times["ray, at once"]
+    print(f"Ray at once / local pool at once: {statistics.median(r / a for r, a in zip(now, anchor)):.2f} (target "
+          f"<= 1.2); Ray at once / Ray one after the other: {statistics.median(r / s for r, s in zip(now, seq)):.2f} "
+          f"(target <= 1.0)")
+    print("load average after: " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
+
+
 def best(function, repeat: int):
     results = [function() for _ in range(repeat)]
     return min(results, key=lambda result: result[-1])
@@ -146,6 +198,7 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=2, help="timed runs of each way; the best is shown")
     parser.add_argument("--no-ray", action="store_true", help="leave out the Ray backend")
     parser.add_argument("--quick", action="store_true", help="a tiny batch: checks the benchmark runs")
+    parser.add_argument("--ray-only", action="store_true", help="only the Ray targets' ways, --repeat rounds")
     args = parser.parse_args()
     if args.quick:
         args.prompts, args.group, args.repeat = 4, 4, 1
@@ -155,6 +208,9 @@ def main() -> int:
     batch = make_batch(args.prompts, args.group, args.code_share)
     n = len(batch["completions"])
     rewards = load_rewards(list(REWARDS))
+    if args.ray_only:
+        ray_rounds(rewards, batch, args.repeat)
+        return 0
     rows = []
 
     base_times, base_wall = best(lambda: baseline(batch), args.repeat)

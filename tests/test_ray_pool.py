@@ -150,6 +150,23 @@ def test_two_threads_mapping_at_once_get_their_own_results(pool):
 
 
 @pytest.mark.slow
+def test_the_next_map_after_an_interrupted_one_gets_its_own_results(pool):
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, 0.5)
+    try:
+        with pytest.raises(KeyboardInterrupt):  # cut off with an item running and one queued on each actor
+            pool.map(fx.slow_square, [((1000 + x,), {"seconds": 1.0}) for x in range(6)], 30.0)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert pool.map(fx.square, [((x,), {}) for x in range(8)], 30.0) == [x * x for x in range(8)]
+    assert pool.map(fx.mixed, [(("hang", 1), {}), (("square", 2), {}), (("square", 3), {})], 1.0) == [TIMEOUT, 4, 9]
+
+
+@pytest.mark.slow
 def test_an_actor_killed_mid_batch_has_its_item_retried_and_the_scores_stay_right(pool):
     victim = pool.pids()[0][0]
     retries = pool.retries
