@@ -118,6 +118,34 @@ def test_relative_links_point_to_files():
             assert (path.parent / target).exists(), f"{path.relative_to(ROOT)} links to missing {target}"
 
 
+REPOSITORY_PATH = re.compile(r"(?<![\w./-])((?:grpo_core|plugins|examples|benchmarks|scripts|tests|docs|\.ci)/[\w.\-/<>*]*[\w/])")
+
+
+def missing_repository_paths(text: str) -> list[str]:
+    """The paths ``text`` names under a top-level folder of the repository that are not there. ``<name>`` stands for
+    any one name (``plugins/<distribution>/``); a path that every plugin's own folder holds (``tests/test_plugin.py``)
+    is found under ``plugins/``."""
+    missing = []
+    for path in REPOSITORY_PATH.findall(text):
+        pattern = re.sub(r"<[^>/]+>", "*", path.rstrip("/"))
+        if not any(ROOT.glob(pattern)) and not any(ROOT.glob(f"plugins/*/{pattern}")):
+            missing.append(path)
+    return missing
+
+
+@pytest.mark.parametrize("doc", [ROOT / "README.md", *sorted(DOCS.glob("*.md"))], ids=lambda p: p.name)
+def test_every_repository_path_the_docs_name_exists(doc):
+    missing = missing_repository_paths(doc.read_text())
+    assert not missing, f"{doc.relative_to(ROOT)} names paths that are not in the repository: {missing}"
+
+
+def test_a_path_that_moved_is_found_missing():
+    assert missing_repository_paths("It runs [`grpo_core/default_run.yaml`](grpo_core/default_run.yaml)") == [
+        "grpo_core/default_run.yaml", "grpo_core/default_run.yaml"]
+    assert missing_repository_paths("`grpo_core/settings/default_run.yaml`, plugins/<distribution>/tests/conftest.py,"
+                                     " tests/test_plugin.py") == []
+
+
 def test_reward_catalogue_covers_every_reward_of_the_repository():
     sys.path.insert(0, str(ROOT / "scripts"))
     try:
