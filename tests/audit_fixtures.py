@@ -39,6 +39,20 @@ def any_boxed(completion, answer):
 ANY_BOXED = RewardSpec("any-boxed", "1 if any boxed value is the gold", any_boxed, columns=("answer",))
 
 
+def last_boxed(completion, answer):
+    """1.0 when the last \\boxed{} holds the gold, as many math rewards read the final answer."""
+    found = re.findall(r"\\boxed\{([^{}]*)\}", completion)
+    return 1.0 if found and found[-1].strip() == str(answer).strip() else 0.0
+
+
+def _boxed_gold(columns, params):
+    return f"The answer is $\\boxed{{{columns['answer']}}}$."
+
+
+LAST_BOXED = RewardSpec("last-boxed", "1 if the last boxed value is the gold", last_boxed, columns=("answer",),
+                        checks=RewardChecks(gold_example=_boxed_gold))
+
+
 def any_number_in_tag(completion, answer):
     """1.0 when one of the numbers in the answer tag is the gold."""
     return 1.0 if str(answer).strip() in (_answer_tag(completion) or "").split() else 0.0

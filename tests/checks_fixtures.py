@@ -135,9 +135,9 @@ BAD_GOLD = RewardSpec("bad-gold", "exact match with the answer", exact_answer, c
 
 
 def boxed_answer(completion, answer):
-    """1 when the last \\boxed{...} holds the answer, 0 otherwise."""
-    found = re.findall(r"\\boxed\{([^{}]*)\}", completion)
-    return 1.0 if found and found[-1].strip() == str(answer).strip() else 0.0
+    """1 when every \\boxed{...} holds the answer (two different boxed answers are a hedge), 0 otherwise."""
+    found = {box.strip() for box in re.findall(r"\\boxed\{([^{}]*)\}", completion)}
+    return 1.0 if found == {str(answer).strip()} else 0.0
 
 
 def _right_beats_wrong(params):

@@ -116,6 +116,30 @@ def test_a_reward_paying_an_attack_fails_naming_it(spec, rows, words):
     assert all(w in paid for w in words), paid
 
 
+@pytest.mark.parametrize("rows", [SUMS, BIG])
+def test_a_reward_taking_the_last_box_fails_on_two_boxed_answers(rows):
+    report = check(fx.LAST_BOXED, rows=rows, max_examples=6)
+    assert report.failed("last-boxed") == ["degenerate"]
+    result = report.result("last-boxed", "degenerate")
+    assert "two boxed answers, a wrong one then the gold" in result.message, result.message
+    assert "scored 1.0" in result.message
+
+
+def test_the_math_reward_passes_the_two_boxed_answers():
+    if "math" not in get_registry().items["rewards"]:
+        pytest.skip("reward 'math' is not installed")
+    from grpo_core.checks.degenerate import attacks
+
+    spec = get_registry().reward("math")
+    hedges = [(text, control) for label, text, control in attacks("What is 4 + 18?", {"answer": "22"})
+              if label.startswith("two boxed answers")]
+    assert hedges and all("\\boxed{22}" in text for text, _ in hedges)
+    scores = spec.func([t for t, _ in hedges], ["22"] * len(hedges))
+    assert scores == [0.0] * len(hedges)
+    report = check(spec, rows=SUMS)
+    assert report.ok, report.result("math", "degenerate").message
+
+
 # --- no false alarms --------------------------------------------------------------------------
 
 

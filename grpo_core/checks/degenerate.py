@@ -256,6 +256,23 @@ def buried_gold(gold, spread: int = 60) -> list[tuple[str, str]]:
     return [(label, text) for label, text, _ in buried_attacks(gold, spread)]
 
 
+def hedge_attacks(gold, spread: int = 60) -> list[tuple[str, str, str]]:
+    """Two boxed answers, the gold and a wrong number, in either order, as (label, completion, control): a reward
+    that reads the last (or the first) box pays a policy that boxes two guesses. The control boxes two wrong
+    numbers. ``gold`` is a row's answer; only a number gives completions."""
+    gold = str(gold if gold is not None else "").strip()
+    if len(gold) > 40 or not re.fullmatch(rf"-?{_NUMBER}(?:/\d+)?", gold):
+        return []
+    centre = int(gold) if re.fullmatch(r"-?\d{1,12}", gold) else spread
+    others = [str(n) for n in range(centre - spread, centre + spread + 1) if str(n) != gold]
+    wrong = _control(others, [gold, gold.rstrip("%")])
+    other = _control([n for n in others if n != wrong], [gold, gold.rstrip("%"), wrong])
+    control = f"\\boxed{{{wrong}}} \\boxed{{{other}}}"
+    label = _clip_label(gold)
+    return [(f"two boxed answers, a wrong one then the gold {label}", f"\\boxed{{{wrong}}} \\boxed{{{gold}}}", control),
+            (f"two boxed answers, the gold {label} then a wrong one", f"\\boxed{{{gold}}} \\boxed{{{wrong}}}", control)]
+
+
 def blank_texts(size: int = PADDING_SIZE) -> list[tuple[str, str]]:
     """Text of ``size`` characters that renders blank: Hangul fillers, zero-width characters, and distinct
     private-use characters (no two alike, so no repetition counter sees a repeat)."""
@@ -327,8 +344,8 @@ ATTACK_PARTS = ("numbers", "texts", "tags")  # sprays and the buried gold; blank
 def attacks(prompt: str = "", columns: dict | None = None, examples=(), size: int = PADDING_SIZE,
             lengths=(), parts=ATTACK_PARTS) -> list[tuple[str, str, str]]:
     """``generic_attacks`` as (label, completion, control): the attack counts as paid only when it also scores
-    above its control (the same place with one wrong number, the tags holding one character, or the empty
-    completion).
+    above its control (the same place with one wrong number, two wrong boxed numbers, the tags holding one
+    character, or the empty completion).
     ``parts`` picks some of ``ATTACK_PARTS``."""
     values = [v for v in (columns or {}).values() if isinstance(v, (str, int, float)) and not isinstance(v, bool)]
     triples = []
@@ -341,7 +358,7 @@ def attacks(prompt: str = "", columns: dict | None = None, examples=(), size: in
     if "numbers" in parts:
         triples += spray_attacks(inside=values)
         for value in values:
-            triples += buried_attacks(value)
+            triples += buried_attacks(value) + hedge_attacks(value)
     return triples
 
 
@@ -350,6 +367,6 @@ def generic_attacks(prompt: str = "", columns: dict | None = None, examples=(), 
     """What the checks try on every reward besides ``generic_degenerate``: the tags a format may ask for
     (``answer``, ``reasoning, answer``, and those written in ``prompt`` or the completions ``examples``) filled
     with content-free text, blank-rendering text, near-repeats, number sprays, and each short value of the row's
-    ``columns`` (a gold answer) buried among other numbers. ``lengths`` are lengths of real completions: the
-    blank and near-repeated texts come at those lengths (at ``size`` without them)."""
+    ``columns`` (a gold answer) buried among other numbers and boxed beside a wrong one. ``lengths`` are lengths
+    of real completions: the blank and near-repeated texts come at those lengths (at ``size`` without them)."""
     return [(label, text) for label, text, _ in attacks(prompt, columns, examples, size, lengths)]
