@@ -160,7 +160,7 @@ class _Call:
     job: _Job
     index: int
     actor: "_Actor"
-    ref: Any = None
+    result: Future | None = None  # the call's result, or the error Ray raised for it
     deadline: float = math.inf  # the first call's: from when it reached the front, its limit and GRACE
 
 
@@ -305,17 +305,18 @@ class RayPool:
 
     def _send(self, ray, call: _Call) -> None:
         job = call.job
-        call.ref = call.actor.handle.run.remote(job.func, *job.payloads[call.index], job.timeout)
+        ref = call.actor.handle.run.remote(job.func, *job.payloads[call.index], job.timeout)
         if call.actor.calls[0] is call:
             call.deadline = time.monotonic() + job.timeout + GRACE
-        call.ref.future().add_done_callback(lambda _, call=call: self._events.put(call))
+        call.result = ref.future()
+        call.result.add_done_callback(lambda _, call=call: self._events.put(call))
 
     def _receive(self, ray, deaths: tuple, call: _Call) -> None:
         actor = call.actor
         if call not in actor.calls:  # its actor was dropped since: the item went back to its job already
             return
         try:
-            kind, value = ray.get(call.ref)
+            kind, value = call.result.result()
         except deaths as error:
             self._lost(ray, actor, _summary(error))
             return
