@@ -25,6 +25,10 @@ LAZY_CORE_IMPORTS: dict[tuple[str, str], str] = {
     ("grpo_core.training.train", "grpo_core.training.build"): _HEAVY,
     ("grpo_core.training.train", "grpo_core.training.callbacks"): _HEAVY,
     ("grpo_core.training.runner", "grpo_core.training.build"): _HEAVY,
+    ("grpo_core.cli", "grpo_core.checks.command"): "grpo-run check loads the property checks (and yaml, through the "
+    "config layer) when it runs or shows its help; grpo-run --help lists it by its first line (tests/test_lazy.py)",
+    ("grpo_core.cli", "grpo_core.serving.command"): "grpo-run serve loads the reward loading and config layer it "
+    "checks its flags with when it runs or shows its help; grpo-run --help lists it by its first line",
     ("grpo_core.cli", "grpo_core.training"): _COMMAND,
     ("grpo_core.cli", "grpo_core.training.runner"): _COMMAND,
     ("grpo_core.cli", "grpo_core.training.sample"): _COMMAND,
