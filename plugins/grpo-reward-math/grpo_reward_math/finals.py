@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
+from functools import lru_cache
 
 from grpo_core import Number, answer_tag, parse_number, same_number
 
@@ -107,10 +108,15 @@ def _distinct(finals, last: str | None = None) -> tuple[Found, ...]:
     return tuple(kept.values())
 
 
+@lru_cache(maxsize=32)
+def _tag_patterns(tag: str) -> tuple[re.Pattern, re.Pattern]:
+    name = re.escape(tag)
+    return re.compile(rf"<{name}\s*>", re.I), re.compile(rf"</{name}\s*>", re.I)
+
+
 def tag_spans(text: str, tag: str = "answer") -> list[tuple[int, int, str]]:
     """Every complete ``<tag>...</tag>`` pair as ``(start, end, content)``, read as ``answer_tag`` reads the last."""
-    name = re.escape(tag)
-    opening, closing = re.compile(rf"<{name}\s*>", re.I), re.compile(rf"</{name}\s*>", re.I)
+    opening, closing = _tag_patterns(tag)
     found, previous = [], 0
     for close in closing.finditer(text):
         start = None
@@ -124,6 +130,10 @@ def tag_spans(text: str, tag: str = "answer") -> list[tuple[int, int, str]]:
 
 def _other_tags(text: str, tag: str, last: str, boxed: bool) -> tuple[Found, ...]:
     """The answer tags before the last one and, when ``boxed``, the boxes outside every tag."""
+    closing = _tag_patterns(tag)[1]
+    first = closing.search(text)
+    if (not boxed or "\\" not in text) and (first is None or closing.search(text, first.end()) is None):
+        return ()  # one tag and no box: nothing else to read
     tags = tag_spans(text, tag)
     finals = [Found(span=content, source="tag") for _, _, content in tags[:-1]]
     if boxed:
@@ -175,7 +185,7 @@ def _equation(part: str) -> str | None:
 
 def several_values(span: str) -> bool:
     """Whether the span ends in equations of different values; values are compared exactly, never rounded."""
-    values = equation_values(span)
+    values = equation_values(span) if span.count("=") > 1 else []
     if not values:
         return False
     numbers = [parse_number(v) or exact_value(v) for v in values]
