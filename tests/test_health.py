@@ -267,16 +267,28 @@ def test_the_default_runs_first_steps_raise_no_health_warning(tmp_path, cache_di
     assert all(r["health/degenerate_paid"] in (0.0, None) for r in steps)
 
 
-def test_the_reward_plot_draws_the_health_signals_under_the_rewards():
+def test_the_reward_plot_draws_each_health_signal_on_its_own_labelled_scale():
+    """A share (0 to 1), a correlation (-1 to 1) and the probe's mean reward each get a panel that says its scale."""
     from grpo_core.rundir.outputs import reward_figure
 
     plain = [{"step": s, "reward": 0.5, "rewards/math/mean": 0.5} for s in (1, 2, 3)]
     assert len(reward_figure(plain, ["math"]).axes) == 1
-    watched = [{**r, "health/flat_groups": 0.5, "health/length_corr": 0.1} for r in plain]
+    watched = [{**r, "health/flat_groups": 0.5, "health/degenerate_paid": 0.0, "health/length_corr": -0.3}
+               for r in plain]
     watched[1]["health/probe/math"] = 0.4
-    rewards, health = reward_figure(watched, ["math"]).axes
-    assert [line.get_label() for line in health.get_lines()] == ["groups that teach nothing", "length vs advantage",
-                                                                   "held-out probe: math"]
+    rewards, shares, correlation, probe = reward_figure(watched, ["math"]).axes
+    assert [line.get_label() for line in shares.get_lines()] == ["groups that teach nothing",
+                                                                   "paid completions that look degenerate"]
+    assert shares.get_ylabel() == "share (0 to 1)" and shares.get_ylim() == (-0.05, 1.05)
+    assert [line.get_label() for line in correlation.get_lines()] == ["correlation of length with advantage"]
+    assert correlation.get_ylabel() == "correlation (-1 to 1)" and correlation.get_ylim() == (-1.05, 1.05)
+    assert [line.get_label() for line in probe.get_lines()] == ["held-out probe: math"]
+    assert probe.get_ylabel() == "mean reward"
+    assert all(panel.get_title() for panel in (shares, correlation, probe))
+    assert probe.get_xlabel() == "step" and not rewards.get_xlabel()
+    only_length = [{**r, "health/length_corr": 0.2} for r in plain]
+    assert [a.get_ylabel() for a in reward_figure(only_length, ["math"]).axes] == ["mean reward",
+                                                                                    "correlation (-1 to 1)"]
 
 
 # --- a resumed run goes on from the checkpoint's signals ----------------------------------------

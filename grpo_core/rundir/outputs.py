@@ -86,9 +86,12 @@ def reward_figure(records: list[dict], reward_names: list[str]):
         return None
     from matplotlib.ticker import MaxNLocator
 
-    health = [(label, key) for label, key in health_series(reward_names) if any(r.get(key) is not None for r in steps)]
-    figure = new_figure(figsize=(8, 6.5 if health else 4.5), dpi=100)
-    axis, below = figure.subplots(2, 1, sharex=True, height_ratios=(2, 1)) if health else (figure.subplots(), None)
+    health = [(label, key, scale) for label, key, scale in health_series(reward_names)
+              if any(r.get(key) is not None for r in steps)]
+    scales = list(dict.fromkeys(scale for _, _, scale in health))  # one panel per scale drawn, in HEALTH_SCALES' order
+    figure = new_figure(figsize=(8, 4.5 + 2 * len(scales)), dpi=100)
+    axis, *panels = figure.subplots(1 + len(scales), 1, sharex=True, height_ratios=(2.2, *[1] * len(scales)),
+                                    squeeze=False)[:, 0]
     x = [r["step"] for r in steps]
     window = _window(len(steps))
     series = [(name, f"rewards/{name}/mean", {}) for name in reward_names]
@@ -100,28 +103,41 @@ def reward_figure(records: list[dict], reward_names: list[str]):
         axis.plot(x, smooth(values, window), color=raw.get_color(), linewidth=2.2,
                   linestyle=style.get("linestyle", "-"), label=f"{label} ({window}-step average)")
     axis.xaxis.set_major_locator(MaxNLocator(integer=True))
-    (below or axis).set_xlabel("step")
+    (panels[-1] if panels else axis).set_xlabel("step")
     axis.set_ylabel("mean reward")
     axis.set_title("Rewards during training (faint: each step; bold: moving average)")
     axis.grid(alpha=0.3)
     axis.legend()
-    if below is not None:  # the reward-health signals (grpo_core.training.health) that warn when they cross a line
-        for label, key in health:
+    for panel, scale in zip(panels, scales):  # the reward-health signals (grpo_core.training.health), by scale
+        for label, key, _ in (signal for signal in health if signal[2] == scale):
             points = [(r["step"], r[key]) for r in steps if r.get(key) is not None]
-            below.plot([p[0] for p in points], [p[1] for p in points], marker=".", linewidth=1.2, label=label)
-        below.set_ylim(-1.05, 1.05)
-        below.set_ylabel("health")
-        below.grid(alpha=0.3)
-        below.legend(fontsize="small", ncol=2)
+            panel.plot([p[0] for p in points], [p[1] for p in points], marker=".", linewidth=1.2, label=label)
+        title, ylabel, limits = HEALTH_SCALES[scale]
+        if limits:
+            panel.set_ylim(*limits)
+        panel.set_title(title, fontsize="medium")
+        panel.set_ylabel(ylabel)
+        panel.grid(alpha=0.3)
+        panel.legend(fontsize="small", ncol=2)
     figure.tight_layout()
     return figure
 
 
-def health_series(reward_names: list[str]) -> list[tuple[str, str]]:
-    """The health signals drawn under the rewards: label and metrics key."""
-    return [("groups that teach nothing", "health/flat_groups"), ("length vs advantage", "health/length_corr"),
-            ("paid and degenerate", "health/degenerate_paid"),
-            *[(f"held-out probe: {name}", f"health/probe/{name}") for name in reward_names[:1]]]
+# Each scale the health signals are read on: its panel's title, its axis label, and its limits (None: the data's).
+HEALTH_SCALES = {
+    "share": ("Shares of each step (0: none, 1: all)", "share (0 to 1)", (-0.05, 1.05)),
+    "correlation": ("Length against advantage within groups (warned from 0.5)", "correlation (-1 to 1)",
+                    (-1.05, 1.05)),
+    "probe": ("Held-out probe: the policy's greedy mean reward", "mean reward", None),
+}
+
+
+def health_series(reward_names: list[str]) -> list[tuple[str, str, str]]:
+    """The health signals drawn under the rewards: label, metrics key and scale (a key of ``HEALTH_SCALES``)."""
+    return [("groups that teach nothing", "health/flat_groups", "share"),
+            ("paid completions that look degenerate", "health/degenerate_paid", "share"),
+            ("correlation of length with advantage", "health/length_corr", "correlation"),
+            *[(f"held-out probe: {name}", f"health/probe/{name}", "probe") for name in reward_names[:1]]]
 
 
 def summarize(records: list[dict], reward_names: list[str], fraction: float = 0.2,
