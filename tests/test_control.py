@@ -8,6 +8,7 @@ import pytest
 import torch
 import yaml
 
+from grpo_core.rundir.folder import owned_outputs
 from grpo_core.training import control, trl_contract
 
 from cli_helpers import folder_hash, invoke
@@ -195,6 +196,13 @@ def test_a_run_with_a_shuffled_control_trains_both_and_compares_three_ways(data_
     assert f"comparison: scoring {folder / 'final'} (control), model 3 of 3, on 4 prompts" in output
     (line,) = [line for line in output.splitlines() if "gain over control" in line]
     assert line.startswith("length, 4 rows:  base ") and " trained " in line and " control " in line
+    card = (out / "README.md").read_text()  # the run's model card says what it trained, and its comparison
+    assert "time machine" not in card and "README.md" in owned_outputs(out)
+    assert f"grpo-run --config {out / 'run_config.yaml'}" in card
+    assert "| `length` | 1 | `target=12`" in card and f"`local`: `path={data_file}`" in card
+    assert "## Comparison" in card and f"| {folder / 'final'} (control) |" in card and line.strip() in card
+    assert "## Reward curve" in card and "\n| 2 | " in card
+    assert "This is a control run (`shuffled`)" in (folder / "README.md").read_text()
     # the run trained on the length reward's own scores; its control on scores moved to other completions
     (length,) = load_rewards(["length"], params={"length": {"target": 12}})
     assert all(completion_scores_match(out, length))

@@ -25,6 +25,7 @@ from grpo_core.settings.declared import DEFAULT_TOOL_TIMEOUT_S, DEFAULT_TOOL_TUR
 from grpo_core.settings.layers import flag_layer, layer, settings_from_options
 from grpo_core.training import collector, control, launch, progress, stages
 from grpo_core.training.aggregation import aggregation_lines
+from grpo_core.training.card import write_model_card
 from grpo_core.training.resolve import DEFAULT_OUTPUT_DIR, load_data, profile_line, resolve, start_scoring
 from grpo_core.training.rollouts import EpisodeSettings
 from grpo_core.training.tools import chat_template, model_is_folder, pick_template, validate_environment_column
@@ -190,13 +191,17 @@ def _compare(run, n: int, control_run=None) -> None:
     log = lambda message: click.echo(f"comparison: {message}", err=True)  # noqa: E731
     log(f"generating greedily with {len(models)} models on {where}")
     results = score_models(models, rows, scored, max_new_tokens=tokens, episodes=episodes, log=log)
-    click.echo(f"{comparison_heading(spec, run.dataset_params)}{where}:", err=True)
+    heading = f"{comparison_heading(spec, run.dataset_params)}{where}"
+    click.echo(f"{heading}:", err=True)
     click.echo(format_comparison(results), err=True)
+    gains = []
     if control_run is not None:
         held = has_held_out_split(spec, run.dataset_params)
         on = f"{len(rows)} questions" if held else f"{len(rows)} rows"
-        for line in control.gain_lines(results, [r.__name__ for r in scored], on, held):
+        gains = control.gain_lines(results, [r.__name__ for r in scored], on, held)
+        for line in gains:
             click.echo(line, err=True)
+    write_model_card(output_dir, {"heading": heading, "results": results, "gains": gains})
     records = outputs.read_metrics(output_dir / METRICS_FILE)
     click.echo(outputs.run_summary(records, run.rewards, run.schedules), err=True)
 

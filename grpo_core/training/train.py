@@ -16,6 +16,7 @@ from grpo_core.rundir.folder import checkpoint_step, remove_checkpoints
 from grpo_core.rundir.names import FINAL_DIR, MERGED_DIR, METRICS_FILE, PLOT_FILE, RUN_CONFIG
 from grpo_core.rundir.record import write_run_config
 from grpo_core.training import collector, launch
+from grpo_core.training.card import write_model_card
 from grpo_core.training.resolve import ResolvedRun, load_data
 from grpo_core.training.tools import pick_template
 
@@ -114,6 +115,7 @@ def _train(run: ResolvedRun, log, progress: bool, output_dir: Path, checkpoint, 
         log(remove_checkpoints(output_dir))
     if run.settings.merge_lora:
         log(merge_lora(trainer, output_dir / MERGED_DIR))
+    write_model_card(output_dir)  # the comparison, when the run has one, adds itself to the card after
     if summary:
         log(outputs.run_summary(records, run.rewards, run.schedules))
     log(f"final model saved to {final}" + (f"; reward curve in {plot}" if plot else ""))
