@@ -32,6 +32,8 @@ LAZY_CORE_IMPORTS: dict[tuple[str, str], str] = {
     ("grpo_core.cli", "grpo_core.training"): _COMMAND,
     ("grpo_core.cli", "grpo_core.training.runner"): _COMMAND,
     ("grpo_core.cli", "grpo_core.training.sample"): _COMMAND,
+    ("grpo_core.rewards.backend", "grpo_core.rewards.ray_pool"): "the Ray backend is an extra (grpo-core[ray]): its "
+    "pool loads when a run chooses it, not in every process that scores on this machine",
     ("grpo_core.serving.command", "grpo_core.serving.app"): "FastAPI and uvicorn are an optional extra (serve): "
     "grpo-run --help must not need them, and only the serve command, when it runs, imports them",
 }

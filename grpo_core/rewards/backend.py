@@ -13,7 +13,6 @@ import threading
 
 from grpo_core.errors import UsageError
 from grpo_core.rewards.pool import WorkerPool, default_workers
-from grpo_core.rewards.ray_pool import RayPool, connect  # Ray itself is imported only when a pool is made
 
 BACKENDS = ("local", "ray")
 
@@ -73,6 +72,8 @@ def configure_scoring(workers: int | None = None, backend: str = "local", ray_ad
             _ray.close()
             _ray = None
         if backend == "ray":
+            from grpo_core.rewards.ray_pool import RayPool, connect
+
             connect(ray_address)
             _ray = RayPool(ray_address, workers)
         _chosen = (workers, backend, ray_address)

@@ -196,8 +196,6 @@ class RayPool:
         self._thread: threading.Thread | None = None
         self._closed = False
 
-    # --- the callers' side ---------------------------------------------------------------------------------
-
     def map(self, func: Callable, calls: list[tuple[tuple, dict]], timeout: float) -> list[Any]:
         """Run ``func(*args, **kwargs)`` for each call; results are values, ``Failure`` or ``TIMEOUT``."""
         return self._run(func, calls, timeout)
@@ -238,15 +236,13 @@ class RayPool:
                 self._jobs.remove(job)
         self._events.put(None)
 
-    # --- the dispatcher thread ------------------------------------------------------------------------------
-
     def _dispatch(self) -> None:
         ray = _ray()
         deaths = _death_types(ray)
         try:
             while not self._closed:
                 for call in self._take():
-                    self._send(ray, call)
+                    self._send(call)
                 deadline = min((actor.calls[0].deadline for actor in self._live() if actor.calls), default=math.inf)
                 events = []
                 try:  # sleep until a call finishes, a job comes or changes, or the first deadline
@@ -303,7 +299,7 @@ class RayPool:
             self._jobs.extend(waiting)
         return taken
 
-    def _send(self, ray, call: _Call) -> None:
+    def _send(self, call: _Call) -> None:
         job = call.job
         ref = call.actor.handle.run.remote(job.func, *job.payloads[call.index], job.timeout)
         if call.actor.calls[0] is call:
