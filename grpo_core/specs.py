@@ -118,6 +118,9 @@ class RewardSpec:
     parameter with default T (declare ``Param("timeout", T, float, help)`` yourself only for your own help
     text); its value is checked to be a positive, finite number of seconds.
 
+    ``bounds_for(params) -> (low, high)``, when given, gives the bounds of a bound reward whose range depends on its
+    parameters (a reward model's raw logit between bounds the user sets); ``bounds`` is then what listings show.
+
     What only the property checks read is grouped in ``checks``, a ``RewardChecks``.
     """
 
@@ -138,6 +141,7 @@ class RewardSpec:
     # (a curriculum follows its rolling accuracy this way, since scores may come from worker processes).
     observe: Callable[[dict, list, dict], None] | str | None = None
     checks: RewardChecks = RewardChecks()  # what only the property checks read (directions, gold example, ...)
+    bounds_for: Callable[[dict], tuple[float, float]] | None = None  # params -> the bound reward's bounds
     distribution: str = field(default="", compare=False)  # filled in by the plugin manager
 
     def __post_init__(self) -> None:

@@ -18,10 +18,11 @@ from grpo_core.rewards.declared import Direction
 from grpo_core.rewards.reward import completion_text
 
 
-def same_score(a, b) -> bool:
+def same_score(a, b, tolerance: float = 0.0) -> bool:
+    """Equal scores, to rounding (``tolerance``: the difference the reward declares as rounding, RewardChecks)."""
     if a is None or b is None:
         return a is None and b is None
-    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=max(1e-12, tolerance))
 
 
 def output(prop: Property, subject: RewardUnderTest, inputs: Inputs, deadline: float) -> PropertyResult:
@@ -147,7 +148,7 @@ def deterministic(prop: Property, subject: RewardUnderTest, inputs: Inputs, dead
                             subject.example(vi, items, shape))
         for i, (a, b) in enumerate(zip(first.scores or [], second.scores or [])):
             counters["scored"] += a is not None
-            if not same_score(a, b):
+            if not same_score(a, b, subject.spec.checks.tolerance):
                 raise violation(prop, subject, f"{clip_repr(items[i].text)} scored {a!r}, then {b!r}",
                                 subject.example(vi, items, shape, scores=first.scores, second_scores=second.scores))
 
@@ -170,7 +171,7 @@ def batch_independent(prop: Property, subject: RewardUnderTest, inputs: Inputs, 
             r = reverse.scores[len(items) - 1 - i] if reverse.scores else b
             counters["scored"] += a is not None
             for other, where in ((b, f"in a batch of {len(items)}"), (r, "in the same batch reversed")):
-                if not same_score(a, other):
+                if not same_score(a, other, subject.spec.checks.tolerance):
                     raise violation(
                         prop, subject,
                         f"{clip_repr(item.text)} scored {a!r} alone but {other!r} {where}; if that is intended "
@@ -216,7 +217,7 @@ def shapes(prop: Property, subject: RewardUnderTest, inputs: Inputs, deadline: f
                 )
         for i, (a, b) in enumerate(zip(plain.scores, chat.scores)):
             counters["scored"] += a is not None
-            if not same_score(a, b):
+            if not same_score(a, b, subject.spec.checks.tolerance):
                 raise violation(
                     prop, subject, f"{clip_repr(items[i].text)} scored {a!r} as a plain string but {b!r} as a chat message",
                     subject.example(vi, items, "plain", scores=plain.scores, chat_scores=chat.scores),
@@ -313,7 +314,9 @@ def measured(prop: Property, subject: RewardUnderTest, inputs: Inputs, deadline:
     """A check the plugin measures itself (``RewardChecks.measures``): its verdict and figure, as it gives them."""
     name = f"{prop.name}: {target.name}"
     try:
-        passed, figure = target.measure(subject.reward)
+        outcome = target.measure(subject.reward, inputs.rows) if target.rows else target.measure(subject.reward)
+        passed, figure, *shown = outcome
     except Exception as error:  # the plugin's measure is code like any other: say how it broke
         return subject.result(name, FAIL, f"measuring it raised {type(error).__name__}: {error}")
-    return subject.result(name, PASS if passed else FAIL, str(figure))
+    counterexample = shown[0] if shown and isinstance(shown[0], dict) and not passed else None
+    return subject.result(name, PASS if passed else FAIL, str(figure), counterexample)

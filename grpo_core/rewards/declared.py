@@ -29,10 +29,14 @@ class Measure:
     right answer: ``measure(reward) -> (passed, figure)``, where ``reward`` is the bound ``Reward`` (call it with
     ``reward.score(prompts=..., completions=..., **columns)``) and ``figure`` is one sentence with the count,
     e.g. ``"prefers the right answer in 27 of 50 rows (54%)"``. It runs once per check, in the checking process.
+    It may return a third item, a dict that shows the failure (the completions, the columns, the scores), which the
+    report prints as the counterexample. With ``rows=True`` it is called ``measure(reward, rows)``, with the rows of
+    the dataset the check reads (``grpo-run check --dataset NAME``; a list of dicts of its columns) or None without one.
     """
 
     name: str
-    measure: Callable[[Any], tuple[bool, str]]
+    measure: Callable[..., tuple]
+    rows: bool = False
 
 
 @dataclass(frozen=True)
@@ -53,6 +57,9 @@ class RewardChecks:
       with references); a measure that does not pass fails the check.
     - ``by_name_only``: why checking every installed reward leaves this one out (it starts a server, it costs
       money); it is then checked only when named, ``grpo-run check --reward NAME``.
+    - ``tolerance``: how far apart two scores of the same input may be and still count as the same score in the
+      deterministic, batch-independent and shapes checks; 0 (exact, to float rounding) unless the reward computes in
+      low precision, such as a neural network in float32, whose last bits change with the batch's shape.
 
     Every callable is called only by the checks, so import hypothesis and heavy libraries inside them.
     """
@@ -65,3 +72,4 @@ class RewardChecks:
     row_problems: Callable[[dict, dict], Any] | None = None
     measures: tuple[Measure, ...] = ()
     by_name_only: str = ""
+    tolerance: float = 0.0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import inspect
 import math
@@ -97,6 +98,8 @@ class Reward:
     """
 
     def __init__(self, spec, params: dict, weight: float | None = None) -> None:
+        if getattr(spec, "bounds_for", None) is not None:  # bounds set by the parameters: the bound spec holds them
+            spec = dataclasses.replace(spec, bounds=tuple(float(b) for b in spec.bounds_for(params)))
         self.spec = spec
         self.params = params
         self.weight = spec.weight if weight is None else weight
