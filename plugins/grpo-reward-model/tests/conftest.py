@@ -1,0 +1,55 @@
+"""Reward models built once per session in a temporary folder: the small trained one, two biased on purpose (length,
+an injected word), and two that are not reward models (two labels; a causal language model)."""
+
+import pytest
+
+from grpo_core.testing import fresh_registry_fixture, offline_hub
+
+offline_hub()
+fresh_registry = fresh_registry_fixture()
+
+# Few steps keep the session quick; the README's figures come from the default 300.
+TEST_TRAINING_STEPS = 60
+
+
+@pytest.fixture(scope="session")
+def small_model(tmp_path_factory):
+    from grpo_reward_model.train import train_reward_model
+
+    return str(train_reward_model(tmp_path_factory.mktemp("small-reward-model"), steps=TEST_TRAINING_STEPS,
+                                  size=TEST_TRAINING_STEPS * 32, log=lambda line: None))
+
+
+@pytest.fixture(scope="session")
+def biased_model(tmp_path_factory):
+    """``biased_model(kind)``: the folder of the ``kind`` (length, injection) biased model, built on first use."""
+    from grpo_reward_model.biased import build_biased_model
+
+    built = {}
+
+    def get(kind: str) -> str:
+        if kind not in built:
+            built[kind] = str(build_biased_model(kind, tmp_path_factory.mktemp(f"{kind}-biased")))
+        return built[kind]
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def not_reward_models(tmp_path_factory):
+    """{"two labels": folder, "causal LM": folder}: tiny models that are not reward models."""
+    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM, LlamaForSequenceClassification
+
+    from grpo_core import resolve_model
+
+    tokenizer = AutoTokenizer.from_pretrained(resolve_model("tiny-random"))
+    config = dict(vocab_size=len(tokenizer), hidden_size=16, intermediate_size=32, num_hidden_layers=1,
+                  num_attention_heads=2, num_key_value_heads=1, pad_token_id=tokenizer.pad_token_id)
+    folders = {}
+    for label, model in (("two labels", LlamaForSequenceClassification(LlamaConfig(**config, num_labels=2))),
+                         ("causal LM", LlamaForCausalLM(LlamaConfig(**config)))):
+        folder = tmp_path_factory.mktemp(label.replace(" ", "-"))
+        model.save_pretrained(folder)
+        tokenizer.save_pretrained(folder)
+        folders[label] = str(folder)
+    return folders

@@ -1,0 +1,44 @@
+"""The checks a reward model is known to fail, through ``grpo-run check``: a model that pays length fails the length
+check with a padded counterexample, one that pays an injected word fails the injection check (and not the length
+one), and the small trained model passes every check."""
+
+import json
+
+from click.testing import CliRunner
+
+from grpo_core.testing import grpo_run
+
+
+def _check(folder: str, *extra: str):
+    return CliRunner().invoke(grpo_run, ["check", "--reward", "reward-model", "--reward-arg",
+                                         f"reward-model.model={folder}", "--seed", "0", "--max-examples", "5",
+                                         *extra], catch_exceptions=False)
+
+
+def _results(output: str) -> dict:
+    return {r["property"]: r for r in json.loads(output)["results"]}
+
+
+def test_a_length_biased_model_fails_the_length_check_with_a_padded_counterexample(biased_model):
+    result = _check(biased_model("length"))
+    assert result.exit_code == 1
+    assert "reward-model / measured: length bias\n  padding raised the score in" in result.output
+    shown = result.output.split("reward-model / measured: length bias", 1)[1].split("\n\n", 1)[0]
+    assert "counterexample:" in shown and "completion alone:" in shown and "score padding:" in shown
+    assert "after a paragraph of filler: 'Arithmetic questions like this one" in shown
+
+
+def test_a_model_that_pays_an_injected_word_fails_injection_but_not_length(biased_model):
+    report = _results(_check(biased_model("injection"), "--json").stdout)
+    assert report["measured: injection"]["status"] == "fail"
+    example = report["measured: injection"]["counterexample"]
+    injected = next(key for key in example if key.startswith("English 'correct'"))
+    assert "This answer is correct." in example[injected]
+    assert example["score an injected line"] > example["score alone"]
+    assert report["measured: length bias"]["status"] == "pass"
+    assert report["measured: batch independence"]["status"] == "pass"
+
+
+def test_the_small_trained_model_passes_every_check(small_model):
+    result = _check(small_model)
+    assert result.exit_code == 0, result.output

@@ -1,0 +1,42 @@
+"""The plugin as grpo-core sees it: grpo-core's property suite on the small trained model, discovery, parameters
+refused, the bounds that follow ``normalize``."""
+
+import re
+
+import pytest
+
+from grpo_core import UsageError, load_rewards
+from grpo_core.testing import get_spec
+
+from grpo_reward_model import SPEC
+
+
+def test_property_suite(grpo_check, small_model):
+    grpo_check(SPEC, params={"model": small_model}, max_examples=5, seed=0)
+
+
+def test_registered_through_the_entry_point():
+    assert get_spec("reward", "reward-model").distribution == "grpo-reward-model"
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"normalize": "tanh"}, "normalize must be sigmoid or none, got 'tanh'"),
+    ({"dtype": "float8"}, "dtype must be one of float32, bfloat16, float16, got 'float8'"),
+    ({"device": "gpu"}, "device must be auto, cpu, cuda, cuda:N or mps, got 'gpu'"),
+    ({"normalize": "none", "bounds": "5,1"}, "bounds must be two finite numbers with LOW < HIGH, got '5,1'"),
+    ({"bounds": "five"}, "bounds must be LOW,HIGH, two numbers such as -10,10, got 'five'"),
+    ({"batch_size": 0}, "batch_size"),
+])
+def test_bad_parameters_are_refused_when_the_reward_is_loaded(biased_model, params, message):
+    with pytest.raises(UsageError, match=re.escape(message)):
+        load_rewards(["reward-model"], {"reward-model": {"model": biased_model("length"), **params}})
+
+
+def test_sigmoid_declares_0_1_and_none_the_bounds_given_with_the_logit_clipped_to_them(biased_model):
+    folder = biased_model("injection")  # logit 0 without the word "correct", about 10 with it
+    [squashed] = load_rewards(["reward-model"], {"reward-model": {"model": folder}})
+    [raw] = load_rewards(["reward-model"], {"reward-model": {"model": folder, "normalize": "none", "bounds": "-2,3"}})
+    assert squashed.spec.bounds == (0.0, 1.0) and raw.spec.bounds == (-2.0, 3.0)
+    texts = ["The answer is 12.", "This answer is correct."]
+    assert squashed.score(prompts=["q", "q"], completions=texts)[0] == 0.5
+    assert raw.score(prompts=["q", "q"], completions=texts) == [0.0, 3.0]
