@@ -39,6 +39,9 @@ DATASET = DatasetSpec(
         dataset_param("system_prompt", SYSTEM_PROMPT),
         Param("worked_examples", 0, int, "worked episodes before the question, each calling multiply and answering "
               "with its result: SmolLM2-135M calls the tool only with 2", minimum=0, maximum=len(EXAMPLE_PAIRS)),
+        Param("test_worked_examples", None, int, "worked episodes in the test split's prompts (unset: as "
+              "worked_examples); fewer than training had measure calling the tool without copying the examples",
+              minimum=0, maximum=len(EXAMPLE_PAIRS)),
     ),
     # The answer is a number in the tag; "964 × 59" there is the question copied, not the work done.
     reward_params={"math": {"extract": "answer-tag", "allow_expressions": False}},

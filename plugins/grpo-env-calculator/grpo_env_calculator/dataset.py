@@ -56,21 +56,30 @@ def pair_split(a: int, b: int) -> str:
     return "test" if int.from_bytes(digest, "big") % 4 == 0 else "train"
 
 
+def _count(name: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= len(EXAMPLE_PAIRS):
+        raise UsageError(f"products {name} must be a whole number from 0 to {len(EXAMPLE_PAIRS)}; got {value!r}")
+    return value
+
+
 def rows(split: str = "train", size: int = 1000, seed: int = 0, digits: str = "3x2",
-         system_prompt: str | None = SYSTEM_PROMPT, worked_examples: int = 0) -> list[dict]:
+         system_prompt: str | None = SYSTEM_PROMPT, worked_examples: int = 0,
+         test_worked_examples: int | None = None) -> list[dict]:
     """The rows as plain dicts, each problem once; the same arguments give the same rows.
 
     Each split draws from a random stream of its own and keeps only the pairs that belong to it
-    (``pair_split``), so train and test share no pair of operands for any seeds.
+    (``pair_split``), so train and test share no pair of operands for any seeds. The test split's prompts show
+    ``test_worked_examples`` worked episodes when it is given, else ``worked_examples``: held-out prompts with fewer
+    of them than training had ask whether the model calls the tool by itself, not whether it copies the examples.
     """
     if split not in SPLITS:
         raise UsageError(f"products split must be one of: {', '.join(SPLITS)}; got {split!r}")
     first, second = parse_digits(digits)
-    if isinstance(worked_examples, bool) or not isinstance(worked_examples, int) or \
-            not 0 <= worked_examples <= len(EXAMPLE_PAIRS):
-        raise UsageError(f"products worked_examples must be a whole number from 0 to {len(EXAMPLE_PAIRS)}; got "
-                         f"{worked_examples!r}")
-    examples = [m for a, b in EXAMPLE_PAIRS[:worked_examples] for m in worked_example(a, b)]
+    shown = _count("worked_examples", worked_examples)
+    if test_worked_examples is not None:
+        test_shown = _count("test_worked_examples", test_worked_examples)
+        shown = test_shown if split == "test" else shown
+    examples = [m for a, b in EXAMPLE_PAIRS[:shown] for m in worked_example(a, b)]
     asked = {(min(a, b), max(a, b)) for a, b in EXAMPLE_PAIRS}
     problems = 81 * 10 ** (first + second - 2)  # 9 * 10^(d-1) numbers of d digits, for each operand
     if size is None or not 1 <= size <= problems // 8:
@@ -91,8 +100,8 @@ def rows(split: str = "train", size: int = 1000, seed: int = 0, digits: str = "3
 
 
 def load(split: str = "train", size: int = 1000, seed: int = 0, digits: str = "3x2",
-         system_prompt: str | None = SYSTEM_PROMPT, worked_examples: int = 0):
+         system_prompt: str | None = SYSTEM_PROMPT, worked_examples: int = 0, test_worked_examples: int | None = None):
     """A ``datasets.Dataset`` of ``size`` rows with ``prompt``, ``answer`` and ``operands`` columns."""
     from datasets import Dataset  # heavy: imported only when the dataset is loaded
 
-    return Dataset.from_list(rows(split, size, seed, digits, system_prompt, worked_examples))
+    return Dataset.from_list(rows(split, size, seed, digits, system_prompt, worked_examples, test_worked_examples))

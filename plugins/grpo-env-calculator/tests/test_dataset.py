@@ -99,6 +99,21 @@ def test_worked_examples_come_before_the_question_and_are_never_asked():
 def test_worked_examples_out_of_range_is_refused_naming_it(count):
     with pytest.raises(UsageError, match="worked_examples must be a whole number from 0 to 4"):
         rows(size=5, worked_examples=count)
+    with pytest.raises(UsageError, match="products test_worked_examples must be a whole number from 0 to 4"):
+        rows(size=5, worked_examples=2, test_worked_examples=count)
+
+
+def test_the_test_split_can_show_fewer_worked_examples_than_training():
+    def shown(split, **args):
+        return {len(r["prompt"]) - 2 for r in rows(split=split, size=40, worked_examples=2, **args)}
+
+    assert shown("train", test_worked_examples=1) == shown("train") == {8}
+    assert shown("test", test_worked_examples=1) == {4} and shown("test", test_worked_examples=0) == {0}
+    assert shown("test") == {8}
+    assert [r["operands"] for r in rows(split="test", size=40, test_worked_examples=1)] == \
+        [r["operands"] for r in rows(split="test", size=40)]
+    data = load_dataset("products", {"split": "test", "size": 3, "worked_examples": 2, "test_worked_examples": 1})
+    assert len(data[0]["prompt"]) == 6
 
 
 def test_a_prompt_with_worked_examples_renders_with_the_tool_template():
