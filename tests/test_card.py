@@ -90,6 +90,7 @@ def test_the_card_says_what_the_run_trained_and_keeps_trls_versions_and_citation
     assert "`arithmetic`: `split=train`, `size=1000`, `few_shot=2`" in card
     assert "| `calculator` | `max_calls=8` |" in card
     assert "`tiny-random` (a grpo-run model alias" in card and "for 12 steps" in card
+    assert "control run" not in card
     assert "- `max_steps`: 12" in card and "- `num_generations`: 8" in card
     assert "## Comparison" not in card
     assert "- TRL: 1.16.0" in card and "@software{vonwerra2020trl," in card
@@ -120,13 +121,16 @@ def test_the_reward_curve_is_a_row_a_step_for_a_short_run_and_a_row_a_fifth_for_
         "1-2", "3-5", "6-7", "8-10", "11-12"]
 
 
-def test_a_control_run_card_says_it_is_one(tmp_path):
+def test_a_control_run_card_says_it_is_one_and_the_run_it_controls_names_it(tmp_path):
     folder = run_folder(tmp_path)
     config = yaml.safe_load((folder / "run_config.yaml").read_text())
     (folder / "run_config.yaml").write_text(yaml.safe_dump({**config, "control": "shuffled",
                                                             "control_of": "/r/run"}))
     card = write_model_card(folder).read_text()
     assert "This is a control run (`shuffled`)" in card and "`/r/run`" in card
+    (folder / "run_config.yaml").write_text(yaml.safe_dump({**config, "control": "shuffled"}))  # the run it controls
+    card = write_model_card(folder).read_text()
+    assert "This is a control run" not in card and "A control run (`shuffled`) trained beside it" in card
 
 
 def test_without_trls_card_the_card_carries_the_marker_itself(tmp_path):

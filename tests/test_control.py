@@ -203,6 +203,7 @@ def test_a_run_with_a_shuffled_control_trains_both_and_compares_three_ways(data_
     assert "## Comparison" in card and f"| {folder / 'final'} (control) |" in card and line.strip() in card
     assert "## Reward curve" in card and "\n| 2 | " in card
     assert "This is a control run (`shuffled`)" in (folder / "README.md").read_text()
+    assert "This is a control run" not in card and "A control run (`shuffled`) trained beside it" in card
     # the run trained on the length reward's own scores; its control on scores moved to other completions
     (length,) = load_rewards(["length"], params={"length": {"target": 12}})
     assert all(completion_scores_match(out, length))

@@ -57,14 +57,17 @@ def _front_matter(trl_card: str) -> str:
 
 def _summary(output_dir: Path, config: dict, records: list[dict]) -> str:
     steps = [r for r in records if "step" in r and "reward" in r]
-    done = f" for {steps[-1]['step']} steps" if steps else ""
+    done = f" for {steps[-1]['step']} step{'s' if steps[-1]['step'] != 1 else ''}" if steps else ""
     lines = [f"{base_model_words(str(config.get('model')))} trained with GRPO (TRL's `GRPOTrainer`, through "
              f"grpo-run){done} on the `{spelled_name(str(config.get('dataset')))}` dataset. The trained model is in "
              f"`{FINAL_DIR}/` "
              f"(`{output_dir / FINAL_DIR}`), loadable with `from_pretrained`."]
-    if config.get("control"):
-        lines.append(f"\nThis is a control run (`{config['control']}`): it trained on scores cut loose from the "
-                     f"completions they belong to, as a baseline for `{config.get('control_of')}`.")
+    if config.get("control_of"):
+        lines.append(f"\nThis is a control run (`{config.get('control')}`): it trained on scores cut loose from the "
+                     f"completions they belong to, as a baseline for `{config['control_of']}`.")
+    elif config.get("control"):
+        lines.append(f"\nA control run (`{config['control']}`) trained beside it on scores cut loose from their "
+                     "completions; the comparison shows base, trained and control.")
     return "\n".join(lines) + "\n"
 
 
