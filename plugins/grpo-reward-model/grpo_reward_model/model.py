@@ -16,6 +16,7 @@ from grpo_core import UsageError, resolve_model
 DTYPES = ("float32", "bfloat16", "float16")
 HUB_ID = re.compile(r"\w[\w.-]*/\w[\w.-]*")  # org/name, as the hub spells ids
 _LOADED: dict[tuple, tuple] = {}
+_LOCATIONS: dict[str, str] = {}  # a model name already checked and loaded -> its location
 _LOCK = threading.Lock()
 
 
@@ -87,11 +88,16 @@ def pick_device(device: str) -> str:
 
 def loaded(name: str, dtype: str, device: str):
     """(model, tokenizer) for reward model ``name``, loaded on first use and kept for the process."""
-    location = validate_model(name)
-    key = (os.path.abspath(location) if os.path.isdir(location) else location, dtype, pick_device(device))
+    with _LOCK:
+        location = _LOCATIONS.get(name)
+    if location is None:
+        location = validate_model(name)
+        location = os.path.abspath(location) if os.path.isdir(location) else location
+    key = (location, dtype, pick_device(device))
     with _LOCK:
         if key not in _LOADED:
-            _LOADED[key] = _load(key[0], dtype, key[2])
+            _LOADED[key] = _load(location, dtype, key[2])
+        _LOCATIONS[name] = location
         return _LOADED[key]
 
 
@@ -114,3 +120,4 @@ def forget() -> None:
     """Drop every loaded model (tests that build a new model in the same folder)."""
     with _LOCK:
         _LOADED.clear()
+        _LOCATIONS.clear()
