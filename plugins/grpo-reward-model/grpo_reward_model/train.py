@@ -35,7 +35,7 @@ def tiny_reward_model(tokenizer, seed: int = 0, hidden: int = 64, layers: int = 
 
 def train_reward_model(out: str | Path, *, steps: int = 300, size: int = 4000, dataset: str = "arithmetic",
                        dataset_params: dict | None = None, seed: int = 0, batch_size: int = 32,
-                       learning_rate: float = 2e-3, log=print) -> Path:
+                       learning_rate: float = 2e-3, hidden: int = 64, layers: int = 2, log=print) -> Path:
     """Train the small reward model on ``size`` rows of ``dataset`` (a prompt and an integer answer) and save it to
     ``out``; returns ``out``. Each row gives one (chosen, rejected) pair (``pairs.preference_rows``)."""
     import torch
@@ -50,7 +50,7 @@ def train_reward_model(out: str | Path, *, steps: int = 300, size: int = 4000, d
                                   **(dataset_params or {})})
     pairs = Dataset.from_list(preference_rows(rows, seed=seed))
     tokenizer = AutoTokenizer.from_pretrained(resolve_model("tiny-random"))
-    model = tiny_reward_model(tokenizer, seed=seed)
+    model = tiny_reward_model(tokenizer, seed=seed, hidden=hidden, layers=layers)
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="reward-model-train-") as scratch:
         args = RewardConfig(output_dir=scratch, max_steps=steps, per_device_train_batch_size=batch_size,

@@ -21,6 +21,22 @@ def small_model(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def untrained_model(tmp_path_factory):
+    """A reward model of the small one's shape, untrained: for what does not depend on its weights (speed, serving,
+    training mechanics)."""
+    from transformers import AutoTokenizer
+
+    from grpo_core import resolve_model
+    from grpo_reward_model.train import tiny_reward_model
+
+    folder = tmp_path_factory.mktemp("untrained-reward-model")
+    tokenizer = AutoTokenizer.from_pretrained(resolve_model("tiny-random"))
+    tiny_reward_model(tokenizer).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return str(folder)
+
+
+@pytest.fixture(scope="session")
 def biased_model(tmp_path_factory):
     """``biased_model(kind)``: the folder of the ``kind`` (length, injection) biased model, built on first use."""
     from grpo_reward_model.biased import build_biased_model
