@@ -66,9 +66,9 @@ def imported_full(result) -> set:
 
 
 # What the help and the listings leave to the commands that need it: the property checks, the server, the training
-# stack and the config-file layer (yaml).
+# stack, the config-file layer (yaml) and the Ray backend's pool.
 LEFT_TO_COMMANDS = ("grpo_core.checks", "grpo_core.serving.command", "grpo_core.training", "grpo_core.settings.layers",
-                    "yaml")
+                    "grpo_core.rewards.ray_pool", "yaml")
 
 
 @pytest.mark.parametrize("args", [["--help"], ["plugins"], ["rewards"]])
