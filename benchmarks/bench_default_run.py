@@ -2,6 +2,9 @@
 
     python benchmarks/bench_default_run.py [--seeds 0,1,2,3,4] [--jobs 1] [--out runs/bench-default] [-- EXTRA ARGS]
 
+Another run's figures the same way: `-- --config examples/configs/calculator.yaml` (a run with an environment also
+prints the share of held-out episodes that called a tool, before -> after).
+
 Each seed is the default run with `--set seed=N`, into its own output folder. Per seed it prints
 the held-out greedy math accuracy before -> after training (and on how many prompts), the
 training math reward over the first and last fifth of steps, the wall time and the load average
@@ -40,7 +43,9 @@ def held_out(output: str, reward: str = "math") -> tuple[float | None, float | N
         return None, None, None
     words = lines[start].split(" on ", 1)[-1].split()
     n = int(words[0]) if words and words[0].isdigit() else None
-    names = lines[start + 1].split()[1:]  # "model  math  xml-format"
+    names = lines[start + 1].split()[1:]  # "model  math  xml-format" (and "tool-use" with an environment)
+    if reward not in names:
+        return None, None, n
     column = names.index(reward) - len(names)
     values = [lines[start + 2].split()[column], lines[start + 3].split()[column]]
     before, after = (None if v == "-" else float(v) for v in values)
@@ -70,9 +75,10 @@ def run_seed(seed: int, out: Path, extra: list[str]) -> dict:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "bench_output.txt").write_text(result.stdout + result.stderr)
     before, after, n = held_out(result.stderr)
+    tools_before, tools_after, _ = held_out(result.stderr, "tool-use")
     first, last = fifths(folder / "metrics.jsonl")
     control = [line for line in result.stderr.splitlines() if "gain over control" in line]
-    return {"seed": seed, "rc": result.returncode, "before": before, "after": after, "n": n, "first": first,
+    return {"seed": seed, "rc": result.returncode, "before": before, "after": after, "n": n, "tools": (tools_before, tools_after), "first": first,
             "last": last, "wall": wall, "load": (load_before + os.getloadavg()[0]) / 2, "control": control}
 
 
@@ -105,6 +111,8 @@ def main() -> None:
         status = "" if row["rc"] == 0 else f"  exit {row['rc']}, see {args.out}/seed{row['seed']}/bench_output.txt"
         print(f"{row['seed']:>4}  {held:<36}{'-' if gain is None else format(gain, '+.3f'):>7}  {curve:<30}"
               f"{row['wall']:>7.0f}{row['load']:>6.1f}{status}")
+        if row["tools"][0] is not None:  # a run with an environment: the share of episodes that called a tool
+            print(f"      held-out tool use {fmt(row['tools'][0])} -> {fmt(row['tools'][1])}")
         for line in row["control"]:  # a run with --control: base, trained, control and the gain over the control
             print(f"      {line}")
     if args.quick and any(row["rc"] for row in rows):
