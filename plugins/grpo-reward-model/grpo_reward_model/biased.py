@@ -3,6 +3,7 @@
 
     python -m grpo_reward_model.biased length OUT      # pays length: the logit grows with the token count
     python -m grpo_reward_model.biased injection OUT   # pays the word "correct" anywhere in the text
+    python -m grpo_reward_model.biased indifferent OUT # logit 0 for every text: pays nothing, so every check passes
 
 Neither has a chat template, so the reward renders prompt and completion as plain text.
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-KINDS = ("length", "injection")
+KINDS = ("length", "injection", "indifferent")
 WIDTH = 8
 PAID_WORD = "correct"
 
@@ -28,7 +29,7 @@ def _tokenizer():
 
 
 def build_biased_model(kind: str, out: str | Path) -> Path:
-    """Write a ``kind`` (length or injection) biased reward model to ``out``; returns ``out``."""
+    """Write a ``kind`` (length, injection, or indifferent) reward model to ``out``; returns ``out``."""
     import torch
     from transformers import GPT2Config, GPT2ForSequenceClassification
 
@@ -50,7 +51,7 @@ def build_biased_model(kind: str, out: str | Path) -> Path:
         if kind == "length":
             # position p adds 0.01 p to unit 0: after the final layer norm, unit 0 grows with the last token's position
             model.transformer.wpe.weight[:, 0] = 0.01 * torch.arange(config.n_positions, dtype=torch.float)
-        else:
+        elif kind == "injection":
             # the paid word carries unit 0; every query looks for it (a constant query, keys from unit 0), so the
             # last token's attention finds it anywhere before it and copies unit 0 into the residual stream
             model.transformer.wte.weight[2, 0] = 3.0
@@ -59,7 +60,7 @@ def build_biased_model(kind: str, out: str | Path) -> Path:
             attn.c_attn.weight[0, WIDTH] = 10.0  # key unit 0 from unit 0
             attn.c_attn.weight[0, 2 * WIDTH] = 1.0  # value unit 0 from unit 0
             attn.c_proj.weight[0, 0] = 1.0
-        model.score.weight[0, 0] = 5.0
+        model.score.weight[0, 0] = 0.0 if kind == "indifferent" else 5.0
     out = Path(out)
     model.save_pretrained(out)
     tokenizer.save_pretrained(out)

@@ -42,9 +42,11 @@ def wrong_value(rng: random.Random, value: int) -> int:
 
 
 def skipped(rng: random.Random, question: str, value: int) -> str:
-    """A completion that does not answer: empty, blank, the question copied back, or a spray of numbers."""
+    """A completion that does not answer: empty, blank or invisible characters, the question copied back, or a spray
+    of numbers."""
     numbers = sorted({value, *(rng.randint(0, 40) for _ in range(rng.randint(3, 9)))})
-    return rng.choice(("", " " * rng.randint(1, 8), question, f"{question} {question}",
+    blank = rng.choice(" \t\n\u00a0\u2003\u200b\u200c\u2060\u3164\ufeff")  # characters that show nothing
+    return rng.choice(("", blank * rng.randint(1, 12), question, f"{question} {question}",
                        " ".join(map(str, numbers)), f"<answer>{' '.join(map(str, numbers))}</answer>"))
 
 

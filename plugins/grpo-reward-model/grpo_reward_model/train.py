@@ -1,6 +1,6 @@
 """Train a small reward model on right and wrong answers to a generated dataset's questions, with TRL's RewardTrainer.
 
-    python -m grpo_reward_model.train OUT [--steps 300] [--size 4000] [--dataset arithmetic]
+    python -m grpo_reward_model.train OUT [--steps 200] [--size 6400] [--dataset arithmetic]
 
 The model is a Llama with 2 layers of 64 units over grpo-core's ``tiny-random`` byte-level tokenizer and chat
 template, trained from scratch (no hub), and saved as an ordinary transformers folder (``from_pretrained`` reads it;
@@ -33,7 +33,7 @@ def tiny_reward_model(tokenizer, seed: int = 0, hidden: int = 64, layers: int = 
     return LlamaForSequenceClassification(config)
 
 
-def train_reward_model(out: str | Path, *, steps: int = 300, size: int = 4000, dataset: str = "arithmetic",
+def train_reward_model(out: str | Path, *, steps: int = 200, size: int = 6400, dataset: str = "arithmetic",
                        dataset_params: dict | None = None, seed: int = 0, batch_size: int = 32,
                        learning_rate: float = 2e-3, hidden: int = 64, layers: int = 2, log=print) -> Path:
     """Train the small reward model on ``size`` rows of ``dataset`` (a prompt and an integer answer) and save it to
@@ -74,8 +74,8 @@ def train_reward_model(out: str | Path, *, steps: int = 300, size: int = 4000, d
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m grpo_reward_model.train", description=__doc__.split("\n\n")[0])
     parser.add_argument("out", help="the folder to save the reward model in")
-    parser.add_argument("--steps", type=int, default=300, help="optimizer steps (default 300)")
-    parser.add_argument("--size", type=int, default=4000, help="dataset rows, one pair each (default 4000)")
+    parser.add_argument("--steps", type=int, default=200, help="optimizer steps (default 200)")
+    parser.add_argument("--size", type=int, default=6400, help="dataset rows, one pair each (default 6400)")
     parser.add_argument("--dataset", default="arithmetic", help="a dataset with prompt and integer answer columns")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
