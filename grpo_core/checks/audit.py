@@ -64,6 +64,7 @@ def degenerate(prop: Property, subject: RewardUnderTest, inputs: Inputs, deadlin
         if rows and time.monotonic() > deadline:
             stopped = True
             break
+        subject.progress.example(rows)
         found = _audit_row(prop, subject, inputs, vi, columns, prompt, choices, share, rows)
         if isinstance(found, PropertyResult):
             found.examples = rows + 1

@@ -9,13 +9,14 @@ from __future__ import annotations
 from grpo_core.checks import audit, properties
 from grpo_core.checks.degenerate import GENERIC_ATTACKS
 from grpo_core.checks.registry import Property, Registry
+from grpo_core.checks.texts import HOSTILE_TEXTS
 
 REGISTRY = Registry(
-    Property("columns", "the dataset has every column the reward reads", audit.columns, stage="first"),
+    Property("columns", "the dataset has every column the reward reads", audit.columns, stage="first", cost=0),
     Property("output", "returns one float or None per completion", properties.output),
     Property("bounds", "every score is finite and inside the declared bounds {bounds}", properties.bounds),
     Property(
-        "gold", "a gold completion formatted from a row scores the top bound", properties.gold,
+        "gold", "a gold completion formatted from a row scores the top bound", properties.gold, cost=1,
         declare=("declare one like this: checks=RewardChecks(gold_example=lambda columns, params: "
                  "f\"<answer>{columns['answer']}</answer>\"), a completion that must score the high bound"),
         declared=lambda spec: spec.checks.gold_example is not None,
@@ -32,16 +33,18 @@ REGISTRY = Registry(
     ),
     Property(
         "measured", "the checks the reward's plugin measures itself pass, each with its figure", properties.measured,
+        cost=0,  # each measure's own items count instead
         when=lambda subject: bool(subject.spec.checks.measures),
         targets=lambda subject: [(m.name, m) for m in subject.spec.checks.measures],
     ),
-    Property("deterministic", "the same input gives the same score", properties.deterministic),
+    Property("deterministic", "the same input gives the same score", properties.deterministic, cost=4),
     Property("batch-independent", "a completion's score does not depend on the other completions in its batch",
-             properties.batch_independent, skip=properties.batch_skip),
+             properties.batch_independent, skip=properties.batch_skip, cost=8),
     Property("shapes", "plain strings and chat messages give the same score", properties.shapes,
-             skip=properties.needs_determinism),
+             skip=properties.needs_determinism, cost=4),
     Property("hostile", "hostile text (empty, 1 MB, control characters, surrogates, unbalanced tags, deep JSON, LaTeX "
-             "bombs) never crashes it or scores outside the bounds", properties.hostile),
+             "bombs) never crashes it or scores outside the bounds", properties.hostile, cost=1,
+             fixed=len(HOSTILE_TEXTS)),
     Property(
         "degenerate", f"no completion that skips the task ({GENERIC_ATTACKS}, and the ones the reward declares) "
         "scores more than {threshold}", audit.degenerate,
@@ -49,13 +52,14 @@ REGISTRY = Registry(
                  "[(label, completion), ...]), built with grpo_core.testing's copied_prompt, prompt_numbers, "
                  "placeholders, padded and repeated"),
         runs_before="deterministic",  # early: hostile's slow texts can spend the time budget
+        cost=20,  # the attacks on one row
     ),
     Property(
         "rows", "the reward's row_problems finds nothing that makes a row unfit for it", audit.rows,
         declare=('declare one like this: checks=RewardChecks(column_strategy=lambda params: '
                  'st.fixed_dictionaries({"answer": st.integers().map(str)})), a hypothesis strategy of valid rows '
                  '(a "prompt" key gives the row\'s prompt)'),
-        when=lambda subject: bool(subject.reward.columns),
+        when=lambda subject: bool(subject.reward.columns), cost=0,  # row_problems reads rows, it scores none
     ),
-    Property("time", "each completion is scored within {seconds:g} s", properties.time_limit, stage="last"),
+    Property("time", "each completion is scored within {seconds:g} s", properties.time_limit, stage="last", cost=0),
 )

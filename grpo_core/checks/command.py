@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import random
 import shutil
@@ -16,9 +17,10 @@ import click
 from grpo_core.checks.env_properties import check_environment
 from grpo_core.checks.episodes import DEFAULT_CALL_TIMEOUT_S
 from grpo_core.checks.executor import abandoned_calls
+from grpo_core.checks.progress import Progress
 from grpo_core.checks.report import format_report
 from grpo_core.checks.results import FAIL, SKIP, CheckReport, PropertyResult
-from grpo_core.checks.run import DEFAULT_MAX_EXAMPLES, dataset_rows, run_checks
+from grpo_core.checks.run import DEFAULT_BUDGET_S, DEFAULT_MAX_EXAMPLES, dataset_rows, run_checks
 from grpo_core.errors import PluginError, UsageError
 from grpo_core.plugins import get_registry
 from grpo_core.plugins.loading import load_dataset, load_environments, load_rewards, validate_columns
@@ -44,12 +46,16 @@ class _BadInput(click.ClickException):
 @option("dataset_args", help="A parameter of --dataset, e.g. path=data.jsonl.")
 @click.option("--max-examples", type=click.IntRange(min=1), default=DEFAULT_MAX_EXAMPLES, show_default=True,
               help="Examples hypothesis draws per property.")
+@click.option("--budget", type=float, default=DEFAULT_BUDGET_S, show_default=True, metavar="SECONDS",
+              help="About how long the checks of each reward may take. A slow reward (a judge) is timed on its "
+              "first calls, which do not count, and checked on as many examples as fit; the report says what was "
+              "shortened or skipped for time.")
 @click.option("--seed", type=int, help="Seed for the examples; a failing run prints the seed that repeats it.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON instead of a table.")
 @option("tool_timeout", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_CALL_TIMEOUT_S, show_default=True,
         help="Seconds each tool call (and reset, and get_reward) of an --env episode may take; give a run's "
         "--tool-timeout to check its tools against it.")
-def check(rewards, reward_args, environments, env_args, dataset, dataset_args, max_examples, seed, as_json,
+def check(rewards, reward_args, environments, env_args, dataset, dataset_args, max_examples, budget, seed, as_json,
           tool_timeout):
     """Check rewards with property-based tests before training with them.
 
@@ -65,6 +71,8 @@ def check(rewards, reward_args, environments, env_args, dataset, dataset_args, m
     determinism, the declared gold episode, do-nothing episodes, no leak of the gold answer,
     hostile tool arguments, the reward's bounds and each call's time limit.
     """
+    if not (math.isfinite(budget) and budget > 0):
+        raise _BadInput(f"--budget takes a positive number of seconds, e.g. --budget 300; got {budget:g}")
     if dataset_args and not dataset:
         raise _BadInput("--dataset-arg needs --dataset NAME: the dataset whose rows the checks use")
     if (environments or env_args) and not dataset:
@@ -104,7 +112,14 @@ def check(rewards, reward_args, environments, env_args, dataset, dataset_args, m
 
     hung_before = abandoned_calls()
     seed = random.randrange(2**32) if seed is None else seed
-    report = run_checks(selected, max_examples=max_examples, seed=seed, rows=rows) if selected else CheckReport(seed=seed)
+    report = CheckReport(seed=seed)
+    if selected:
+        progress = Progress(budget_s=budget)
+        try:
+            report = run_checks(selected, max_examples=max_examples, seed=seed, rows=rows,
+                                budget_s=budget * len(selected), progress=progress)
+        finally:
+            progress.close()
     for environment in environments:
         started = time.monotonic()
         report.params[environment.name] = dict(environment.params)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import math
 import time
 from typing import Callable
@@ -41,7 +42,14 @@ class Inputs:
         self.rows = rows
         self.seed = seed
         self.max_examples = max(1, int(max_examples))
+        self.asked = self.max_examples  # before a time budget shortened it (sized)
         self._strategies: dict = {}
+
+    def sized(self, max_examples: int) -> Inputs:
+        """The same inputs (and strategies) with another number of examples per property."""
+        other = copy.copy(self)
+        other.max_examples = max(1, int(max_examples))
+        return other
 
     def row(self, vi: int):
         """Strategy of column dicts (dataset column -> value) for variant ``vi``."""

@@ -10,7 +10,8 @@ import time
 from grpo_core.checks.display import clip_repr, first_line
 from grpo_core.checks.inputs import Inputs, columns_of
 from grpo_core.checks.registry import Property
-from grpo_core.checks.results import FAIL, PASS, PropertyResult
+from grpo_core.checks.executor import Hung, watched
+from grpo_core.checks.results import FAIL, PASS, SKIP, PropertyResult
 from grpo_core.checks.search import describe, search, violation
 from grpo_core.checks.subject import Item, RewardUnderTest
 from grpo_core.checks.texts import HOSTILE_TEXTS, hostile_texts
@@ -311,10 +312,28 @@ def time_limit(prop: Property, subject: RewardUnderTest, inputs: Inputs, deadlin
 
 
 def measured(prop: Property, subject: RewardUnderTest, inputs: Inputs, deadline: float, target) -> PropertyResult:
-    """A check the plugin measures itself (``RewardChecks.measures``): its verdict and figure, as it gives them."""
+    """A check the plugin measures itself (``RewardChecks.measures``): its verdict and figure, as it gives them.
+    Under a time budget, one it could not finish is not started, and one past its share is left unfinished."""
     name = f"{prop.name}: {target.name}"
+    call = (lambda: target.measure(subject.reward, inputs.rows)) if target.rows else (lambda: target.measure(subject.reward))
     try:
-        outcome = target.measure(subject.reward, inputs.rows) if target.rows else target.measure(subject.reward)
+        if deadline == math.inf or subject.budget_end == math.inf:
+            outcome = call()
+        else:
+            now = time.monotonic()
+            estimate = target.items * subject.latency if target.items and subject.latency else 0.0
+            rest = subject.budget_end - now
+            if estimate > rest:
+                return subject.result(name, SKIP, f"not run: it scores about {target.items} completions, about "
+                                      f"{estimate:.0f} s at the {subject.latency:.2g} s per completion the reward "
+                                      f"took, more than the {max(rest, 0):.0f} s left of the time budget (--budget)")
+            # A reward checked in full gives a measure the rest of its budget; a sized one, its share or what it needs.
+            limit = max(1.0, rest if subject.sized is None else min(rest, max(deadline - now, 1.5 * estimate)))
+            try:
+                outcome = watched(call, (), limit)
+            except Hung:
+                return subject.result(name, SKIP, f"interrupted: it had not finished after {limit:.0f} s, its part "
+                                      f"of the time budget (--budget)")
         passed, figure, *shown = outcome
     except Exception as error:  # the plugin's measure is code like any other: say how it broke
         return subject.result(name, FAIL, f"measuring it raised {type(error).__name__}: {error}")

@@ -45,6 +45,8 @@ class Property:
     targets: Callable[[Any], list[tuple[str, Any]]] | None = None  # (label, target): one run each, "name: label"
     stage: str = "budget"  # "first": a failure stops the others; "budget": shares the time; "last": sees the rest
     runs_before: str = ""  # runs before this property, though reported in its own place
+    cost: float = 2.0  # completions scored per example: how a slow reward's check is sized to its time budget
+    fixed: int = 0  # completions scored besides the examples (fixed inputs)
 
     def __post_init__(self) -> None:
         if self.stage not in STAGES:

@@ -111,7 +111,7 @@ def not_checked(result: PropertyResult) -> str:
         return result.note
     message = result.message
     if result.status == SKIP:
-        for prefix in ("not run: ", "interrupted: "):
+        for prefix in ("not run: ", "not run in full: ", "interrupted: "):
             message = message.removeprefix(prefix)
         return f"not checked, {message}" if message else "not checked"
     if result.status == PASS and "time budget was spent" in message:

@@ -9,13 +9,17 @@ import time
 from grpo_core.checks.catalogue import REGISTRY
 from grpo_core.checks.executor import Hung
 from grpo_core.checks.inputs import Inputs
+from grpo_core.checks.progress import Quiet
 from grpo_core.checks.registry import Planned, Registry
-from grpo_core.checks.results import FAIL, SKIP, CheckReport, PropertyResult
+from grpo_core.checks.results import FAIL, PASS, SKIP, CheckReport, PropertyResult
+from grpo_core.checks.sizing import Sizing, share, time_first_calls
+from grpo_core.checks.sizing import plan as plan_sizes
 from grpo_core.checks.subject import DEFAULT_ITEM_TIMEOUT_S, RewardUnderTest
 from grpo_core.rewards.reward import Reward
 
 DEFAULT_MAX_EXAMPLES = 20
 PREFLIGHT_MAX_EXAMPLES = 8
+DEFAULT_BUDGET_S = 180.0  # grpo-run check's time for each reward, its first call aside
 DATASET_ROWS = 200  # rows a check reads from a dataset: enough to count the rows a reward cannot use, quick to read
 
 
@@ -33,13 +37,19 @@ def run_checks(
     budget_s: float | None = None,
     vary_params: bool = True,
     item_timeout_s: float = DEFAULT_ITEM_TIMEOUT_S,
+    progress: Quiet | None = None,
+    fit_budget: bool = True,
 ) -> CheckReport:
     """Run every property on every reward and collect the results.
 
     ``rewards`` are bound rewards as ``load_rewards`` returns them. ``rows`` are real dataset rows
     (dicts of the dataset's columns); without them, columns come from each reward's ``rows``
     strategy, or are drawn as text. ``budget_s`` caps the whole run: the time is shared out between
-    rewards and properties, and a property that runs out of time passes on the examples it ran.
+    rewards and properties, and a property that runs out of time passes on the examples it ran; a reward too slow
+    for every example in its share is timed on its first calls (which do not count against it) and checked on
+    fewer examples, which the report says (``sizing``), and a plugin's measure that would not finish is not started;
+    ``fit_budget=False`` leaves that out (preflight: a run's measures must finish). ``progress``
+    (``progress.Progress``) shows how far it is.
     ``vary_params`` also draws parameter values other than the bound ones (choices, booleans,
     numbers halved and doubled). ``seed`` makes the run reproducible; without one a seed is
     drawn and recorded in the report.
@@ -53,6 +63,8 @@ def run_checks(
         now = time.monotonic()
         reward_deadline = now + (end - now) / (len(rewards) - index)
         subject = RewardUnderTest(reward, vary_params, item_timeout_s)
+        subject.progress = progress or Quiet()
+        subject.fit_budget = fit_budget
         report.params[reward.spec.name] = dict(reward.params)
         try:
             report.results.extend(check_one(subject, Inputs(subject, rows, seed, max_examples), reward_deadline))
@@ -74,6 +86,7 @@ def preflight(rewards: list[Reward], rows: list[dict] | None, budget_s: float = 
         rows=rows,
         budget_s=budget_s,
         vary_params=False,
+        fit_budget=False,
     )
 
 
@@ -87,6 +100,17 @@ def check_one(subject: RewardUnderTest, inputs: Inputs, deadline: float,
         if result is not None and result.status == FAIL:
             return [result]
     budgeted = [p for p in plan if p.prop.stage == "budget"]
+    sizing: Sizing | None = None
+    if subject.fit_budget and deadline != math.inf and budgeted:
+        subject.progress.stage(subject.name, "timing its first calls")
+        subject.latency, first = time_first_calls(subject, inputs)
+        deadline += first  # what the first call starts (a judge's server) is not the properties' time
+        if subject.latency is not None:
+            sizing = plan_sizes(budgeted, subject.latency, deadline - time.monotonic(), inputs.max_examples)
+            if sizing is not None:
+                subject.progress.slow()
+    subject.budget_end, subject.sized = (deadline if subject.fit_budget else math.inf), sizing
+    sized = inputs.sized(sizing.examples) if sizing is not None else inputs
     for index, planned in enumerate(budgeted):
         if subject.hung is not None:
             subject.results.append(subject.result(planned.name, SKIP, "not run: the reward hung (see time)"))
@@ -100,13 +124,23 @@ def check_one(subject: RewardUnderTest, inputs: Inputs, deadline: float,
             subject.results.append(subject.result(planned.name, SKIP, reason))
             continue
         now = time.monotonic()
-        share = now + (deadline - now) / (len(budgeted) - index)
+        one = sizing is not None and planned.prop.cost * sizing.latency
+        if one and one > deadline - now:
+            subject.results.append(subject.result(planned.name, SKIP, (
+                f"not run: one example scores about {planned.prop.cost:g} completions, about {one:.0f} s at the "
+                f"{sizing.latency:.2g} s per completion the reward took, more than the {max(deadline - now, 0):.0f} s "
+                f"left of the time budget (--budget)")))
+            continue
+        subject.progress.stage(subject.name, f"{planned.name} ({index + 1} of {len(budgeted)})",
+                               sized.max_examples if planned.prop.cost else 0)
         try:
-            result = _run(planned, subject, inputs, share)
+            result = _run(planned, subject, sized, share(budgeted, index, sizing, now, deadline))
         except Hung as error:
             subject.hung = error
             result = subject.result(planned.name, SKIP, "interrupted: the reward hung (see time)")
             result.seconds = time.monotonic() - now
+        if sizing is not None and sizing.shortened and planned.prop.cost and result.status == PASS and not result.note:
+            result.note = sizing.note(result.message)
         subject.results.append(result)
     for planned in [p for p in plan if p.prop.stage == "last"]:
         result = _run(planned, subject, inputs, math.inf)

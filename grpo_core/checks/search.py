@@ -50,6 +50,7 @@ def search(name: str, subject: RewardUnderTest, inputs: Inputs, strategy, check:
     def test(example):
         if time.monotonic() > deadline:
             raise OutOfTime()
+        subject.progress.example(state["examples"])
         state["examples"] += 1
         try:
             check(example)
@@ -76,7 +77,7 @@ def search(name: str, subject: RewardUnderTest, inputs: Inputs, strategy, check:
         if not state["violations"]:
             if not n():
                 return subject.result(name, SKIP, "not run: the time budget was spent")
-            return vacuous(name, subject, counters, n()) or subject.result(
+            return vacuous(name, subject, counters, n(), inputs.max_examples < inputs.asked) or subject.result(
                 name, PASS, f"stopped after {n()} examples: the time budget was spent", examples=n())
     except Violation:
         pass
@@ -90,12 +91,17 @@ def search(name: str, subject: RewardUnderTest, inputs: Inputs, strategy, check:
     if state["violations"]:
         found = state["violations"][-1]  # hypothesis replays the shrunk example last
         return subject.result(name, FAIL, found.message, found.example, n())
-    return vacuous(name, subject, counters, n()) or subject.result(name, PASS, examples=n())
+    return vacuous(name, subject, counters, n(), inputs.max_examples < inputs.asked) or subject.result(name, PASS, examples=n())
 
 
-def vacuous(name: str, subject: RewardUnderTest, counters: dict | None, n: int) -> PropertyResult | None:
+def vacuous(name: str, subject: RewardUnderTest, counters: dict | None, n: int,
+            shortened: bool = False) -> PropertyResult | None:
     if counters is None or counters.get("scored", 1) or not n:
         return None
+    if shortened and counters.get("fail"):  # a few examples, all unscored, do not show that it never scores
+        return subject.result(name, SKIP, f"not run in full: no completion of the {n} example{'s' * (n != 1)} the "
+                              "time budget (--budget) left room for could be scored, too few to say it never scores",
+                              examples=n)
     # A reward that scores nothing teaches nothing: where that is the finding, the property fails.
     return subject.result(name, FAIL if counters.get("fail") else SKIP,
                           counters.get("reason", "no completion could be scored: every score was None"), examples=n)

@@ -10,6 +10,7 @@ from typing import Callable
 
 from grpo_core.checks.display import clip, clip_repr
 from grpo_core.checks.executor import Executor, Hung
+from grpo_core.checks.progress import Quiet
 from grpo_core.checks.results import PropertyResult
 from grpo_core.checks.texts import as_chat, token_ids
 from grpo_core.errors import RewardError
@@ -152,6 +153,11 @@ class RewardUnderTest:
         self.timeouts = 0
         self.hung: Hung | None = None
         self.results: list[PropertyResult] = []
+        self.progress = Quiet()  # where a long check shows how far it is
+        self.latency: float | None = None  # seconds per completion, timed on the first calls of a budgeted check
+        self.budget_end = math.inf  # when the budgeted properties must all have stopped
+        self.sized = None  # the examples a slow reward is checked on (sizing.Sizing), None when checked in full
+        self.fit_budget = True  # whether a slow reward's check is sized to its time budget (run_checks)
 
     def close(self) -> None:
         self.executor.close()

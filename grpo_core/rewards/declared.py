@@ -32,11 +32,15 @@ class Measure:
     It may return a third item, a dict that shows the failure (the completions, the columns, the scores), which the
     report prints as the counterexample. With ``rows=True`` it is called ``measure(reward, rows)``, with the rows of
     the dataset the check reads (``grpo-run check --dataset NAME``; a list of dicts of its columns) or None without one.
+    ``items`` is about how many completions one measure scores: a check short of time (``grpo-run check --budget``)
+    then skips a measure it could not finish instead of starting it (0: unknown, it is started and stopped at its
+    share of the budget).
     """
 
     name: str
     measure: Callable[..., tuple]
     rows: bool = False
+    items: int = 0
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from dataclasses import replace
 from grpo_core import Measure, RewardChecks
 
 from grpo_reward_judge import audit
-from grpo_reward_judge.degenerate import degenerate
+from grpo_reward_judge.degenerate import INJECTIONS, degenerate, padded_versions
 from grpo_reward_judge.group import order_consistency
 from grpo_reward_judge.questions import QUESTIONS
 
@@ -27,6 +27,15 @@ def gold(columns, params):
     return f"The answer is {columns['answer']}." if columns.get("answer") else None
 
 
+# About how many completions each check scores (Measure.items): a check short of time skips one it cannot finish.
+ITEMS = {
+    "agreement": 2 * len(QUESTIONS),
+    "injection": 3 * (1 + 2 * len(INJECTIONS)),
+    "length": 4 * (1 + len(padded_versions("The answer is 0."))),
+    "consistency": 2 * 5,
+}
+
+
 def _measure(check):
     """An audit check as a ``Measure`` function: (passed, figure)."""
 
@@ -38,7 +47,8 @@ def _measure(check):
 
 
 CHECKS = RewardChecks(
-    measures=tuple(Measure(check.__name__, _measure(check)) for check in audit.CHECKS),
+    measures=tuple(Measure(check.__name__, _measure(check), items=ITEMS.get(check.__name__, 0))
+                   for check in audit.CHECKS),
     column_strategy=rows,
     gold_example=gold,
     degenerate=degenerate,
