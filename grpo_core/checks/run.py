@@ -124,11 +124,11 @@ def check_one(subject: RewardUnderTest, inputs: Inputs, deadline: float,
             subject.results.append(subject.result(planned.name, SKIP, reason))
             continue
         now = time.monotonic()
-        one = sizing is not None and planned.prop.cost * sizing.latency
+        one = subject.fit_budget and subject.latency and planned.prop.cost * subject.latency
         if one and one > deadline - now:
             subject.results.append(subject.result(planned.name, SKIP, (
                 f"not run: one example scores about {planned.prop.cost:g} completions, about {one:.0f} s at the "
-                f"{sizing.latency:.2g} s per completion the reward took, more than the {max(deadline - now, 0):.0f} s "
+                f"{subject.latency:.2g} s per completion the reward took, more than the {max(deadline - now, 0):.0f} s "
                 f"left of the time budget (--budget)")))
             continue
         subject.progress.stage(subject.name, f"{planned.name} ({index + 1} of {len(budgeted)})",

@@ -6,6 +6,7 @@ A reward whose whole check fits well inside the budget is checked as asked, with
 
 from __future__ import annotations
 
+import random
 import time
 from dataclasses import dataclass
 
@@ -18,7 +19,13 @@ from grpo_core.rewards.declared import Measure
 FIT_SHARE = 0.5  # a check estimated under this share of the budget runs in full
 PLAN_SHARE = 0.8  # a sized check plans this share of the budget; the rest is for calls slower than the timed ones
 UNKNOWN_MEASURE_ITEMS = 10  # the completions a measure is taken to score when it does not say (Measure.items)
-TIMING_TEXTS = ("The answer is 1.", "The answer is 2.", "The answer is 3.")  # distinct, so no cache answers them
+TIMED_CALLS = 2  # after the first call
+
+
+def timing_texts(n: int) -> list[str]:
+    """Completions no cache has seen (a judge keeps its verdicts on disk), so the calls time the reward itself."""
+    start = random.SystemRandom().randrange(10**6, 10**7)
+    return [f"The answer is {start + i}." for i in range(n)]
 
 
 @dataclass
@@ -61,13 +68,14 @@ def time_first_calls(subject: RewardUnderTest, inputs: Inputs) -> tuple[float | 
     columns, prompt = (batch[0].columns, batch[0].prompt) if batch else ({}, "")
     timeouts = subject.timeouts  # the time property counts the properties' own calls only
     first = 0.0
+    texts = timing_texts(1 + TIMED_CALLS)
     try:
-        subject.call(vi, [Item(TIMING_TEXTS[0], columns, prompt)])
+        subject.call(vi, [Item(texts[0], columns, prompt)])
         first = time.monotonic() - started
         timed = time.monotonic()
-        for text in TIMING_TEXTS[1:]:
+        for text in texts[1:]:
             subject.call(vi, [Item(text, columns, prompt)])
-        return (time.monotonic() - timed) / (len(TIMING_TEXTS) - 1), first
+        return (time.monotonic() - timed) / TIMED_CALLS, first
     except Hung as error:
         subject.hung = error
         return None, first or time.monotonic() - started
