@@ -32,19 +32,25 @@ def as_messages(prompt) -> list[dict]:
     return [{**m, "content": encodable(completion_text([m]))} for m in prompt if isinstance(m, dict)]
 
 
-def encode(tokenizer, prompt, completion: str, max_length: int) -> list[int]:
-    """One (prompt, completion) as token ids: the chat template's conversation, or prompt + completion as text."""
+def encode(tokenizer, prompts: list, completions: list[str], max_length: int) -> list[list[int]]:
+    """Each (prompt, completion) as token ids: the chat template's conversation, or prompt + completion as text,
+    tokenized in one batched call."""
     if getattr(tokenizer, "chat_template", None):
-        messages = as_messages(prompt) + [{"role": "assistant", "content": completion}]
-        ids = tokenizer.apply_chat_template(messages, tokenize=True, return_dict=True)["input_ids"]
+        texts = [tokenizer.apply_chat_template(as_messages(p) + [{"role": "assistant", "content": c}], tokenize=False)
+                 for p, c in zip(prompts, completions)]
+        special = False  # the template writes them (what apply_chat_template(tokenize=True) does)
     else:
-        text = "\n".join(m["content"] for m in as_messages(prompt))
-        joined = (text or "") + completion
-        ids = tokenizer(joined)["input_ids"] if joined else []
-    if not len(ids):  # nothing to read: one end-of-text token, so the model still gives its score of nothing
-        ids = [next(t for t in (tokenizer.eos_token_id, tokenizer.bos_token_id, tokenizer.pad_token_id, 0)
-                    if t is not None)]
-    return list(ids[-max_length:])  # the head reads the last token: keep the end
+        texts = ["\n".join(m["content"] for m in as_messages(p)) + c for p, c in zip(prompts, completions)]
+        special = True
+    filled = [i for i, text in enumerate(texts) if text]
+    ids: list[list[int]] = [[] for _ in texts]
+    if filled:
+        for i, row in zip(filled, tokenizer([texts[i] for i in filled], add_special_tokens=special)["input_ids"]):
+            ids[i] = list(row)
+    # nothing to read: one end-of-text token, so the model still gives its score of nothing
+    stand_in = next(t for t in (tokenizer.eos_token_id, tokenizer.bos_token_id, tokenizer.pad_token_id, 0)
+                    if t is not None)
+    return [row[-max_length:] if row else [stand_in] for row in ids]  # the head reads the last token: keep the end
 
 
 def logits(model, tokenizer, sequences: list[list[int]], batch_size: int) -> list[float]:
@@ -84,7 +90,7 @@ def reward_model_score(completions, prompts=None, *, model="", batch_size=8, max
     network, tokenizer = loaded(model, dtype, device)
     low, high = parse_bounds(bounds)
     prompts = list(prompts) if prompts is not None else [None] * len(completions)
-    sequences = [encode(tokenizer, p, encodable(completion_text(c)), max_length) for p, c in zip(prompts, completions)]
+    sequences = encode(tokenizer, prompts, [encodable(completion_text(c)) for c in completions], max_length)
     # longest first, so each batch holds sequences of like length and pads little
     order = sorted(range(len(sequences)), key=lambda i: -len(sequences[i]))
     scored = logits(network, tokenizer, [sequences[i] for i in order], batch_size)
