@@ -31,6 +31,11 @@ class Draw:
     seed: int
     max_examples: int
 
+    @property
+    def asked(self) -> int:
+        """The examples asked for: an environment's check is never shortened to a time budget."""
+        return self.max_examples
+
 
 def flat(**episodes: Episode) -> dict:
     """Several episodes as one counterexample: each key prefixed with the episode's label."""

@@ -12,6 +12,7 @@ from typing import Any
 
 from grpo_core.checks.display import clip, clip_repr, first_line
 from grpo_core.checks.executor import Hung, watched
+from grpo_core.checks.progress import Quiet
 from grpo_core.checks.results import PropertyResult
 from grpo_core.checks.tool_args import Call, gold_column, tool_parameters
 from grpo_core.plugins.loading import Environment
@@ -94,6 +95,7 @@ class EnvironmentUnderTest:
         self.hung: ToolHung | None = None
         self.hung_in = ""  # the property that was running when a call hung
         self.seen: list[Episode] = []  # every scored episode, for the bounds
+        self.progress = Quiet()  # the property search reports each example to it, as for a reward
 
     def result(self, prop: str, status: str, message: str = "", example: dict | None = None, examples: int = 0,
                note: str = "") -> PropertyResult:
