@@ -263,10 +263,12 @@ def rewards_markdown() -> str:
             out.append("- dataset columns: " + ", ".join(described))
         else:
             out.append("- dataset columns: none (scores the completion alone)")
-        if spec.timeout is not None:
+        if spec.batched:  # called in the caller's process: its time limit is its own, as its timeout says
+            limit = f"; its time limit ({spec.timeout:g} s) is the one its `timeout` parameter describes" \
+                if spec.timeout is not None else ""
+            out.append(f"- scores a whole batch at once, in the process that calls it{limit}")
+        elif spec.timeout is not None:
             out.append(f"- runs in worker processes with a hard limit of {spec.timeout:g} s per completion")
-        if spec.batched:
-            out.append("- scores a whole batch at once")
         if spec.params:
             out += ["", "Parameters (`--reward-arg " + spec.name + ".NAME=VALUE`, or `reward_args` in a config file):", "",
                     "| parameter | type | default | meaning |", "|---|---|---|---|"]
