@@ -96,6 +96,8 @@ EXAMPLES = {
     # scored by a judge model server: the catalogue shows no example scores for them
     "judge": [],
     "judge-group": [],
+    # scored by the reward model the user names (no default model): its README shows scores of a small one
+    "reward-model": [],
     "code": [
         ("```python\ndef add(a, b):\n    return a + b\n```", {"tests": _ADD_TESTS}, {}),
         ("```python\ndef add(a, b):\n    return a - b\n```", {"tests": _ADD_TESTS}, {}),
