@@ -145,7 +145,8 @@ def test_installed_grpo_run_checks_every_reward(venv):
     report = json.loads(result.stdout)
     checked = {r["reward"] for r in report["results"] if (r["property"], r["status"]) != ("load", "skip")}
     by_name_only = {r["reward"] for r in report["results"] if (r["property"], r["status"]) == ("load", "skip")}
-    assert by_name_only == {"judge", "judge-group"}  # they start a judge server: checked only when named
+    # the judges start a judge server, and reward-model scores with the model its user names: checked only when named
+    assert by_name_only == {"judge", "judge-group", "reward-model"}
     from grpo_reward_code.sandbox import probe
 
     sandboxed = {"code"} if probe("bubblewrap") is None else set()  # code refuses to load where it cannot isolate
