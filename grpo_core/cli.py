@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 import click
@@ -140,11 +141,12 @@ def plugins(as_json):
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return
-    table = _table("plugin", "distribution", "version", "registers")
+    cells = []
     for row in rows:
         registers = "; ".join(f"{kind}: {', '.join(names)}" for kind, names in row["registers"].items())
-        table.add_row(row["name"], row["distribution"], row["version"], row.get("error") and f"FAILED: {row['error']}" or registers)
-    _print(table)
+        cells.append([row["name"], row["distribution"], row["version"],
+                      row.get("error") and f"FAILED: {row['error']}" or registers])
+    _print_table(["plugin", "distribution", "version", "registers"], cells)
     for row in rows:
         for warning in row.get("warnings", ()):
             click.echo(f"warning: {warning}", err=True)
@@ -201,10 +203,7 @@ def _show_listing(kind: str, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(rows, indent=2, default=str))
         return
-    table = _table(*rows[0].keys()) if rows else _table("name")
-    for row in rows:
-        table.add_row(*(listing.cell(value) for value in row.values()))
-    _print(table)
+    _print_table(list(rows[0]) if rows else ["name"], [[listing.cell(value) for value in row.values()] for row in rows])
 
 
 def _listing(kind: str):
@@ -239,19 +238,37 @@ def show_profile(name):
     click.echo(json.dumps(describe_profile(name), indent=2, default=str))
 
 
-def _table(*columns):
+def _print_table(columns: list[str], rows: list[list[str]]) -> None:
+    """A listing's table, at least 100 columns wide. Off a terminal it is plain text, drawn without rich (whose
+    import takes longer than finding the listing); on a terminal, or where rich would style it, rich draws it."""
+    width = max(100, _terminal_width())
+    text = listing.plain_table(columns, rows, width) if _plain_output() else None
+    if text is not None:
+        click.echo(text, nl=False)
+        return
+    from rich.console import Console
     from rich.table import Table
 
     table = Table(box=None, pad_edge=False, show_edge=False)
     for column in columns:
         table.add_column(column, overflow="fold")
-    return table
+    for row in rows:
+        table.add_row(*row)
+    Console(soft_wrap=False, width=width).print(table)
 
 
-def _print(renderable) -> None:
-    from rich.console import Console
-
-    Console(soft_wrap=False, width=max(100, _terminal_width())).print(renderable)
+def _plain_output() -> bool:
+    """Whether rich would print to standard output without styles: not a terminal, no FORCE_COLOR or TTY_COMPATIBLE
+    telling it otherwise, not in a notebook."""
+    if os.environ.keys() & {"FORCE_COLOR", "TTY_COMPATIBLE"} or "IPython" in sys.modules or "idlelib" in sys.modules:
+        return False
+    stdout = sys.stdout
+    if stdout is None or hasattr(stdout, "rich_proxied_file"):
+        return False
+    try:
+        return not stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def _terminal_width() -> int:
