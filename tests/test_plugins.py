@@ -29,16 +29,70 @@ def test_installed_distribution_is_discovered(installed_fixture_plugins, capsys)
     assert info.registers["datasets"] == ["fixture-rows"]
 
 
-def test_each_plugin_s_distribution_is_named_as_its_metadata_names_it(installed_fixture_plugins):
+def _from_importlib(group):
     from importlib import metadata
 
-    from grpo_core.plugins import ENTRY_POINT_GROUP, name_and_version
+    return [(ep.name, ep.value, ep.dist.name, ep.dist.version) for ep in metadata.entry_points(group=group)]
 
-    dists = {ep.dist.name: ep.dist for ep in metadata.entry_points(group=ENTRY_POINT_GROUP) if ep.dist}
-    assert {"grpo-fixture-plugin", "grpo-fixture-broken"} <= set(dists)
-    for dist in dists.values():
-        assert name_and_version(dist) == (dist.name, dist.version)
-    assert name_and_version(None) == ("unknown", "")
+
+def _read_here(group):
+    from grpo_core.plugins import entry_points
+
+    return [(ep.name, ep.value, ep.distribution, ep.version) for ep in entry_points.entry_points(group)]
+
+
+def test_entry_points_are_read_as_importlib_metadata_reads_them(installed_fixture_plugins):
+    from grpo_core.plugins import ENTRY_POINT_GROUP, entry_points
+
+    assert entry_points._dist_info_folders() is not None  # read from the folders, not through importlib.metadata
+    for group in (ENTRY_POINT_GROUP, "console_scripts", "pytest11"):
+        assert _read_here(group) == _from_importlib(group), group
+    found = {distribution for _, _, distribution, _ in _read_here(ENTRY_POINT_GROUP)}
+    assert {"grpo-fixture-plugin", "grpo-fixture-broken"} <= found
+    assert entry_points.version("grpo_fixture.plugin") == "1.2.3"  # any spelling of the name
+    assert entry_points.version("grpo-core-no-such-distribution") == ""
+
+
+def test_a_first_copy_hides_later_ones_and_egg_info_counts(tmp_path, monkeypatch):
+    from grpo_core.plugins import entry_points
+
+    for folder, version in (("first", "2.0"), ("second", "1.0")):
+        info = tmp_path / folder / f"Grpo_Copy-{version}.dist-info"
+        info.mkdir(parents=True)
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: grpo.copy\nVersion: {version}\n\nName: body\n")
+        (info / "entry_points.txt").write_text(f"# made here\n[console_scripts]\nx = y:z\n[grpo]\ncopy = grpo_copy_{folder}\n")
+    egg = tmp_path / "first" / "grpo_egg.egg-info"
+    egg.mkdir()
+    (egg / "PKG-INFO").write_text("Metadata-Version: 1.0\nName: grpo-egg\nVersion: 0.3\n")
+    (egg / "entry_points.txt").write_text("[grpo]\negg = grpo_egg.plugin:module [extra]\n")
+    monkeypatch.syspath_prepend(str(tmp_path / "second"))
+    monkeypatch.syspath_prepend(str(tmp_path / "first"))
+    assert _read_here("grpo") == _from_importlib("grpo")
+    assert ("copy", "grpo_copy_first", "grpo.copy", "2.0") in _read_here("grpo")
+    assert entry_points.version("grpo-copy") == "2.0"
+
+
+def test_a_zip_on_the_path_is_read_by_importlib_metadata(tmp_path, monkeypatch):
+    import zipfile
+
+    from grpo_core.plugins import entry_points
+
+    archive = tmp_path / "plugins.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        zipped.writestr("grpo_zipped-0.1.dist-info/METADATA", "Metadata-Version: 2.1\nName: grpo-zipped\nVersion: 0.1\n")
+        zipped.writestr("grpo_zipped-0.1.dist-info/entry_points.txt", "[grpo]\nzipped = grpo_zipped\n")
+    monkeypatch.syspath_prepend(str(archive))
+    assert entry_points._dist_info_folders() is None
+    assert ("zipped", "grpo_zipped", "grpo-zipped", "0.1") in _read_here("grpo")
+    assert _read_here("grpo") == _from_importlib("grpo")
+    assert entry_points.version("grpo-zipped") == "0.1"
+
+
+def test_an_entry_point_loads_the_object_it_names():
+    from grpo_core.plugins.entry_points import EntryPoint
+
+    assert EntryPoint("x", "grpo_core.plugins", "d", "1").load().__name__ == "grpo_core.plugins"
+    assert EntryPoint("x", "grpo_core.plugins:entry_points.EntryPoint [extra]", "d", "1").load() is EntryPoint
 
 
 def test_broken_plugin_is_reported_and_skipped(installed_fixture_plugins, capsys):

@@ -8,11 +8,10 @@ import os
 import re
 import sys
 from dataclasses import dataclass, field
-from importlib import metadata
 
 import pluggy
 
-from grpo_core.plugins import by_path, hookspecs
+from grpo_core.plugins import by_path, entry_points, hookspecs
 from grpo_core.errors import PluginError, UsageError
 from grpo_core.settings.params import did_you_mean
 
@@ -61,9 +60,8 @@ def load_plugins() -> tuple[pluggy.PluginManager, list[PluginInfo]]:
     only, disabled = _env_set("GRPO_LOAD_PLUGINS"), _env_set("GRPO_DISABLE_PLUGINS") or set()
     infos: list[PluginInfo] = []
     seen: set[tuple[str, str]] = set()
-    read: dict[int, tuple[str, str]] = {}  # a distribution's name and version, read once for all its entry points
-    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
-        dist_name, dist_version = read.get(id(ep.dist)) or read.setdefault(id(ep.dist), name_and_version(ep.dist))
+    for ep in entry_points.entry_points(ENTRY_POINT_GROUP):
+        dist_name, dist_version = ep.distribution, ep.version
         key = (canonical(dist_name), ep.name)
         if key in seen or (only is not None and key[0] not in only) or key[0] in disabled:
             continue
@@ -80,7 +78,7 @@ def load_plugins() -> tuple[pluggy.PluginManager, list[PluginInfo]]:
         infos.append(info)
     import importlib
 
-    version = _version(BUILTIN_DISTRIBUTION)
+    version = entry_points.version(BUILTIN_DISTRIBUTION)
     for module_name in BUILTIN_MODULES:
         module = importlib.import_module(module_name)
         pm.register(module, name=module_name)
@@ -88,35 +86,11 @@ def load_plugins() -> tuple[pluggy.PluginManager, list[PluginInfo]]:
     return pm, infos
 
 
-def name_and_version(dist: metadata.Distribution | None) -> tuple[str, str]:
-    """A distribution's name and version, from the head of its metadata file: ``dist.name`` and ``dist.version``
-    parse the whole file with the email parser, each time, which costs more than finding the entry points."""
-    if dist is None:
-        return "unknown", ""
-    fields: dict[str, str] = {}
-    for line in (dist.read_text("METADATA") or dist.read_text("PKG-INFO") or "").splitlines():
-        if not line.strip():  # the headers end at the first blank line
-            break
-        key, colon, value = line.partition(":")
-        if colon and key in ("Name", "Version"):
-            fields.setdefault(key, value.strip())
-    if len(fields) < 2:
-        return dist.name, dist.version
-    return fields["Name"], fields["Version"]
-
-
 def _report_failure(info: PluginInfo) -> None:
     message = f"plugin '{info.name}' from {info.distribution} {info.version} failed to load: {info.error}"
     if _strict():
         raise PluginError(message + " (GRPO_STRICT_PLUGINS is set)")
     print(f"grpo-run: warning: {message}; skipping it", file=sys.stderr)
-
-
-def _version(distribution: str) -> str:
-    try:
-        return metadata.version(distribution)
-    except metadata.PackageNotFoundError:
-        return ""
 
 
 def check_hooks(pm: pluggy.PluginManager, infos: list[PluginInfo]) -> None:
