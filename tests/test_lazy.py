@@ -1,5 +1,5 @@
-"""Discovery is cheap: help and listings never import the training stack or plugins' heavy dependencies,
-and neither does a typo in a name or a setting, so it is reported at once."""
+"""Discovery is cheap: help and listings never import the training stack or plugins' heavy dependencies (nor, off a
+terminal, rich or importlib.metadata), and neither does a typo in a name or a setting, so it is reported at once."""
 
 import os
 import subprocess
@@ -81,6 +81,20 @@ def test_help_and_listings_leave_checks_server_and_training_to_their_commands(ar
     assert not loaded, f"grpo-run {' '.join(args)} imported {loaded}"
     if args == ["--help"]:
         assert "check " in result.stdout and "serve " in result.stdout
+
+
+# A listing printed off a terminal leaves out rich (its table is drawn as plain text), importlib.metadata and the email
+# parser (the entry points are read from the .dist-info folders) and multiprocessing (the reward worker pool's).
+@pytest.mark.parametrize("args", [["--help"], ["plugins"], ["rewards"], ["datasets"], ["environments"], ["profiles"]])
+def test_listings_off_a_terminal_import_neither_rich_nor_importlib_metadata(args):
+    env = {key: value for key, value in os.environ.items() if key not in ("FORCE_COLOR", "TTY_COMPATIBLE")}
+    result = grpo_run(*args, env=env)
+    assert result.returncode == 0 and result.stdout.strip(), result.stderr[-2000:]
+    modules = imported_full(result)
+    assert "grpo_core.plugins" in modules
+    loaded = sorted(m for m in modules if m.split(".")[0] in ("rich", "email", "multiprocessing")
+                    or m.startswith("importlib.metadata"))
+    assert not loaded, f"grpo-run {' '.join(args)} imported {loaded}"
 
 
 def test_a_command_listed_before_it_loads_shows_its_own_short_help():

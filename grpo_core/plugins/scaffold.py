@@ -17,7 +17,6 @@ from __future__ import annotations
 import keyword
 import re
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 from grpo_core.errors import UsageError
@@ -164,6 +163,8 @@ def write_plugin(distribution: str, kind: str = "reward", directory: str | Path 
         "description": DESCRIPTIONS[kind].format(name=names.name),
         "core_requirement": _core_requirement(),
     }
+    from importlib import resources  # not at the top: every grpo-run command loads this module, few write a plugin
+
     templates = resources.files("grpo_core.plugins") / "templates"
     written = []
     files = []

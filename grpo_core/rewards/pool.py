@@ -24,7 +24,6 @@ import threading
 import time
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from multiprocessing.connection import Connection, wait
 from typing import Any, Callable
 
 from grpo_core.errors import UsageError
@@ -70,6 +69,8 @@ class _Worker:
         finally:
             for fd in fds:
                 os.close(fd)
+        from multiprocessing.connection import Connection  # not at the top: grpo-run's listings import this module
+
         self.send_conn = Connection(to_child_w, readable=False)
         self.recv_conn = Connection(from_child_r, writable=False)
         self.queue: collections.deque = collections.deque()  # the _Sent requests in its pipe, oldest first
@@ -243,6 +244,8 @@ class WorkerPool:
     # --- the dispatcher thread ------------------------------------------------------------------------------
 
     def _dispatch(self) -> None:
+        from multiprocessing.connection import wait
+
         try:
             while not self._closed:
                 self._drop_cancelled()
