@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 RUN_CONFIG = "run_config.yaml"  # the resolved run, absolute paths: grpo-run --config reproduces it
 METRICS_FILE = "metrics.jsonl"  # one JSON record per logged step
 COMPLETIONS_FILE = "completions.jsonl"  # sampled prompts, completions and scores
@@ -20,3 +23,10 @@ OWNED_FILES = (RUN_CONFIG, METRICS_FILE, COMPLETIONS_FILE, PLOT_FILE)
 OWNED_FOLDERS = (FINAL_DIR, MERGED_DIR)
 # What a staged run writes at its root besides its stages' folders (the merged metrics and plot).
 STAGED_ROOT_FILES = (METRICS_FILE, PLOT_FILE)
+
+
+def shown(path: str | Path) -> str:
+    """``path`` as a message shows it: relative to the current folder when it lies inside it (``runs/demo/final``),
+    else absolute."""
+    path = Path(os.path.abspath(path))  # '..' resolved, symlinks not
+    return str(path.relative_to(Path.cwd())) if path.is_relative_to(Path.cwd()) else str(path)

@@ -19,7 +19,7 @@ from grpo_core.plugins.loading import (episode_rewards, is_episode_reward, load_
                                        model_path, validate_columns, validate_model_available, validate_model_name)
 from grpo_core.rundir import outputs
 from grpo_core.rundir.claim import replace_outputs, validate_outputs
-from grpo_core.rundir.names import METRICS_FILE, RUN_CONFIG
+from grpo_core.rundir.names import METRICS_FILE, RUN_CONFIG, shown
 from grpo_core.rundir.record import describe, is_run_folder, run_folder_layer, run_folder_model
 from grpo_core.settings.declared import DEFAULT_TOOL_TIMEOUT_S, DEFAULT_TOOL_TURNS
 from grpo_core.settings.layers import flag_layer, layer, settings_from_options
@@ -182,9 +182,9 @@ def _compare(run, n: int, control_run=None) -> None:
     spec = get_registry().dataset(run.settings.dataset)
     rows, where = held_out_rows(spec, run.dataset_params, run.dataset, n)
     tokens = int(run.grpo.get("max_completion_length") or 64)
-    models = [(f"{run.model} (before)", model_path(run.model)), (f"{final} (after)", final)]
+    models = [(f"{run.model} (before)", model_path(run.model)), (f"{shown(final)} (after)", final)]
     if control_run is not None:
-        models.append((f"{Path(control_run.grpo['output_dir']) / 'final'} (control)",
+        models.append((f"{shown(Path(control_run.grpo['output_dir']) / 'final')} (control)",
                        str(Path(control_run.grpo["output_dir"]) / "final")))
     episodes = EpisodeSettings.of_run(run)  # with environments, each row is an episode with the run's tools
     scored = run.rewards if episodes else [r for r in run.rewards if not is_episode_reward(r)]

@@ -13,7 +13,7 @@ from grpo_core.plugins.loading import validate_model_available
 from grpo_core.rundir import outputs
 from grpo_core.rundir.claim import Claim, claim_outputs, follow_outputs, replace_outputs
 from grpo_core.rundir.folder import checkpoint_step, remove_checkpoints
-from grpo_core.rundir.names import FINAL_DIR, MERGED_DIR, METRICS_FILE, PLOT_FILE, RUN_CONFIG
+from grpo_core.rundir.names import FINAL_DIR, MERGED_DIR, METRICS_FILE, PLOT_FILE, RUN_CONFIG, shown
 from grpo_core.rundir.record import write_run_config
 from grpo_core.training import collector, launch
 from grpo_core.training.card import write_model_card
@@ -118,7 +118,7 @@ def _train(run: ResolvedRun, log, progress: bool, output_dir: Path, checkpoint, 
     write_model_card(output_dir)  # the comparison, when the run has one, adds itself to the card after
     if summary:
         log(outputs.run_summary(records, run.rewards, run.schedules))
-    log(f"final model saved to {final}" + (f"; reward curve in {plot}" if plot else ""))
+    log(f"final model saved to {shown(final)}" + (f"; reward curve in {shown(plot)}" if plot else ""))
     return trained
 
 
