@@ -56,7 +56,8 @@ def train_reward_model(out: str | Path, *, steps: int = 200, size: int = 6400, d
         args = RewardConfig(output_dir=scratch, max_steps=steps, per_device_train_batch_size=batch_size,
                             learning_rate=learning_rate, lr_scheduler_type="cosine", warmup_steps=min(20, steps // 10),
                             logging_steps=max(1, steps // 10), save_strategy="no", report_to="none", seed=seed,
-                            use_cpu=True, max_length=512, dataloader_num_workers=0, disable_tqdm=True,
+                            use_cpu=True, dataloader_num_workers=0, disable_tqdm=True,
+                            max_length=1024,  # the longest skipped completions (runs of up to 960 characters) fit
                             # rewards centred on 0, so the sigmoid's middle, 0.5, sits between right and wrong
                             center_rewards_coefficient=0.01)
         trainer = RewardTrainer(model=model, args=args, train_dataset=pairs, processing_class=tokenizer)
