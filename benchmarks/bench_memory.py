@@ -9,8 +9,10 @@ tree's resident memory (RSS, the sum over the process and its children) is read 
 given to the phase the run last announced:
 
 - start: imports, settings, plugins, the dataset;
-- preflight: grpo-run's quick property checks of the rewards;
-- train: from `training:` (the model loads, then TRL trains and saves) to the last step;
+- preflight: grpo-run's quick property checks of the rewards, then its model loading and TRL's trainer set-up
+  (grpo-run prints `training:` once TRL begins to train);
+- train: from `training:` to the last step and the saved model; the plain script announces it before it builds
+  its trainer, so there the model loading falls in train;
 - compare: the held-out comparison (base, trained and, with `--control`, the control model).
 
 The plain script has no preflight and no comparison. Target: grpo-run's peak at most the plain script's plus one
