@@ -22,7 +22,6 @@ more model for the comparison. Memory does not depend on other load on the machi
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import subprocess
@@ -33,8 +32,10 @@ import threading
 import time
 from pathlib import Path
 
-# Each phase begins at the first output line that starts with one of its markers.
-PHASES = (("preflight", ("preflight:",)), ("train", ("training:", "PHASE train")),
+from bench_default_run import console_script  # one copy for the benchmarks that run grpo-run
+
+# Each phase begins at the first output line that starts with one of its markers, in this order.
+PHASES = (("start", ()), ("preflight", ("preflight:",)), ("train", ("training:", "PHASE train")),
           ("compare", ("comparison:", "held-out comparison", "control run")), ("end", ("total time:", "PHASE end")))
 
 PLAIN_SCRIPT = textwrap.dedent(
@@ -59,12 +60,6 @@ PLAIN_SCRIPT = textwrap.dedent(
     print("PHASE end", flush=True)
     """
 )
-
-
-def console_script(name: str) -> str:
-    """A console script of this interpreter's environment (the venv need not be on PATH)."""
-    beside = Path(sys.executable).parent / name
-    return str(beside) if beside.exists() else shutil.which(name) or name
 
 
 def tree_rss(root: int) -> int:
@@ -95,12 +90,12 @@ def measured(command: list[str], log: Path) -> tuple[dict[str, float], float, in
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     start = time.perf_counter()
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1, env=env)
-    phase, peaks, done = ["start"], {}, threading.Event()
+    at, peaks, done = [0], {}, threading.Event()  # at[0]: the index in PHASES of the phase the run is in
 
     def sample() -> None:
         while not done.is_set():
-            rss = tree_rss(proc.pid)
-            peaks[phase[0]] = max(peaks.get(phase[0], 0), rss)
+            rss, phase = tree_rss(proc.pid), PHASES[at[0]][0]
+            peaks[phase] = max(peaks.get(phase, 0), rss)
             done.wait(0.05)
 
     sampler = threading.Thread(target=sample, daemon=True)
@@ -108,17 +103,11 @@ def measured(command: list[str], log: Path) -> tuple[dict[str, float], float, in
     with log.open("w") as out:
         for line in proc.stdout:
             out.write(line)
-            for name, markers in PHASES:
-                if line.startswith(markers) and list(dict(PHASES)).index(name) > _order(phase[0]):
-                    phase[0] = name
+            at[0] = next((i for i in range(at[0] + 1, len(PHASES)) if line.startswith(PHASES[i][1])), at[0])
     status = proc.wait()
     done.set()
     sampler.join()
     return {k: v / 2**30 for k, v in peaks.items() if k != "end"}, time.perf_counter() - start, status
-
-
-def _order(phase: str) -> int:
-    return -1 if phase == "start" else list(dict(PHASES)).index(phase)
 
 
 def main() -> None:
@@ -150,7 +139,7 @@ def main() -> None:
             raise SystemExit(f"{name} exited {status}; its output is in {out}")
         rows[name] = peaks
         print(f"{name}: {wall:.0f} s, load average {os.getloadavg()[0]:.1f}", flush=True)
-    phases = [p for p in ("start", "preflight", "train", "compare") if any(p in r for r in rows.values())]
+    phases = [p for p, _ in PHASES if any(p in r for r in rows.values())]  # "end" holds no reading
     print(f"\npeak resident memory (GiB), process and children\n{'phase':<10}" +
           "".join(f"{name:>12}" for name in rows))
     for phase in phases:

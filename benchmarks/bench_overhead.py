@@ -22,6 +22,8 @@ import textwrap
 import time
 from pathlib import Path
 
+from bench_default_run import console_script  # one copy for the benchmarks that run grpo-run
+
 PLAIN_SCRIPT = textwrap.dedent(
     """
     import gc
@@ -69,12 +71,6 @@ def timed(command: list[str]) -> float:
 # GRPOConfig fields grpo-run would otherwise take from its profile and the default run's settings, given to both
 # sides so that they train the same way (TRL's own defaults differ in each of them).
 SAME = {"learning_rate": 1e-5, "temperature": 1.0, "scale_rewards": "group", "gradient_checkpointing": False}
-
-
-def console_script(name: str) -> str:
-    """A console script of this interpreter's environment (the venv need not be on PATH)."""
-    beside = Path(sys.executable).parent / name
-    return str(beside) if beside.exists() else shutil.which(name) or name
 
 
 def main() -> None:

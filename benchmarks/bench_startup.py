@@ -15,12 +15,11 @@ Targets: listings at most 1.0 x the anchor; each typo's error within 0.5 s.
 
 import argparse
 import os
-import shutil
 import statistics
 import subprocess
-import sys
 import time
-from pathlib import Path
+
+from bench_default_run import console_script  # one copy for the benchmarks that run grpo-run
 
 LISTINGS = (["--help"], ["plugins"], ["rewards"])
 # Each a mistake a user makes, reported in one line with exit status 2.
@@ -71,12 +70,6 @@ def interleaved(commands: dict[str, list[str]], repeat: int) -> dict[str, list[t
         for name in names[turn:] + names[:turn]:
             times[name].append(once(commands[name]))
     return times
-
-
-def console_script(name: str) -> str:
-    """A console script of this interpreter's environment (the venv need not be on PATH)."""
-    beside = Path(sys.executable).parent / name
-    return str(beside) if beside.exists() else shutil.which(name) or name
 
 
 def load() -> str:

@@ -18,17 +18,12 @@ import argparse
 import json
 import math
 import os
-import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-
-def console_script(name: str) -> str:
-    beside = Path(sys.executable).parent / name
-    return str(beside) if beside.exists() else shutil.which(name) or name
+from bench_default_run import console_script  # one copy for the benchmarks that run grpo-run
 
 
 def cell(model: str, examples: int, temperature: float, n: int, tokens: int, seed: int) -> dict:
