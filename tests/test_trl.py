@@ -22,6 +22,10 @@ class TrainerWithoutCalculateRewards:
     def _save_checkpoint(self, model, trial):
         self.create_model_card(model_name="x")
 
+    def _get_per_token_logps_and_entropies(self, model, model_inputs, labels):
+        outputs = model(**model_inputs, labels=labels, fused_lm_head=True)
+        return outputs
+
 
 def test_a_trl_without_one_of_them_is_reported_by_the_attribute_s_name():
     (problem,) = trl_contract.missing(TrainerWithoutCalculateRewards)

@@ -94,6 +94,10 @@ class Settings:
     keep_checkpoints: bool = setting(
         True, "Keep the checkpoints once the run has finished and saved final/ (false: remove them; each holds the "
         "optimizer state, about twice the model's size, needed only to resume).")
+    share_prompts: bool = setting(
+        True, "Run each distinct prompt of a training batch through the model once and its completions from that "
+        "prompt's attention cache: the log-probabilities and gradients of TRL's own pass, with less arithmetic where "
+        "prompts are long (false: TRL's own pass, every completion with its own copy of the prompt).")
     compare: int = setting(
         0, "After training, score the base and the trained model on this many held-out prompts: test-split questions "
         "not trained on, else the dataset's last rows, which the run says (0: no comparison; the default run, "

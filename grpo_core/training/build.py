@@ -9,7 +9,7 @@ from pathlib import Path
 
 from grpo_core.plugins.loading import model_path
 from grpo_core.rundir.record import base_model_words
-from grpo_core.training import control, health, tools, trl_contract
+from grpo_core.training import control, health, shared_prompts, tools, trl_contract
 from grpo_core.training.callbacks import Alarms, HealthCallback, ModelCardCallback, ToolStatsCallback, run_callbacks
 from grpo_core.training.resolve import ResolvedRun
 from grpo_core.training.schedules import adaptive_observer, weights_callback
@@ -52,6 +52,8 @@ def build_trainer(run: ResolvedRun, progress: bool = True):
         **environments,
     )
     warn = lambda message: log_stderr(f"warning: {message}")  # noqa: E731
+    if run.settings.share_prompts:
+        shared_prompts.share_prompts(trainer, warn)
     alarms = Alarms(warn, run.settings.stop_on)
     signals, probe, observe_health = health.watch(trainer, run, args)
     trl_contract.change_rewards(trainer, reward_table_changes(run, args, observe_health))

@@ -30,6 +30,11 @@ RELIED_ON = {
         "(keys prompt, completion, rewards)",
         'self._logs["rewards"][',
     ),
+    "GRPOTrainer._get_per_token_logps_and_entropies": (
+        "completions of one prompt share its forward pass (shared_prompts): the function is replaced on the trainer "
+        "by one that calls the model as TRL does, through TRL's fused head, with the prompt's cache",
+        "outputs = model(**model_inputs, labels=labels, fused_lm_head=True)",
+    ),
     "GRPOTrainer._save_checkpoint": (
         "a run that a reward stopped mid-step saves its finished steps as the checkpoint a Ctrl-C saves (model, "
         "optimizer and trainer state, and TRL's model card), so --resume continues it",
@@ -181,6 +186,16 @@ def environment_factory(cls: type, params: dict, hide_reward: bool, methods: dic
     made = type(cls.__name__, (cls,), {**replaced, "__module__": cls.__module__, "__qualname__": cls.__qualname__,
                                        "__doc__": cls.__doc__}) if replaced else cls
     return functools.partial(made, **params)
+
+
+def per_token_logps(trainer) -> Callable:
+    """The trainer's function of a batch's per-token log-probabilities (and entropies), TRL's own or a replacement."""
+    return trainer._get_per_token_logps_and_entropies
+
+
+def replace_per_token_logps(trainer, function: Callable) -> None:
+    """Make ``function`` (called as TRL calls its own) give the trainer's per-token log-probabilities."""
+    trainer._get_per_token_logps_and_entropies = function
 
 
 def set_reward_weights(trainer, weights: list[float]) -> None:

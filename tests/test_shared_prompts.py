@@ -1,0 +1,114 @@
+"""Completions of one prompt share its forward pass (grpo_core.training.shared_prompts): the log-probabilities,
+entropies and gradients of TRL's own pass, on left-padded prompts of different lengths in any order; each distinct
+prompt run once; TRL's pass where no prompt repeats; a warning, once, and TRL's pass where sharing cannot apply."""
+
+import pytest
+import torch
+
+from grpo_core import resolve_model
+from grpo_core.training import shared_prompts
+
+COMPLETION = 6
+
+
+@pytest.fixture(scope="module")
+def trainer(tmp_path_factory):
+    from datasets import Dataset
+    from trl import GRPOConfig, GRPOTrainer
+
+    def constant(completions, **columns):
+        return [0.0] * len(completions)
+
+    args = GRPOConfig(output_dir=str(tmp_path_factory.mktemp("shared")), use_cpu=True, bf16=False, report_to="none",
+                      per_device_train_batch_size=4, num_generations=4, max_completion_length=COMPLETION)
+    return GRPOTrainer(model=resolve_model("tiny-random"), reward_funcs=constant, args=args,
+                       train_dataset=Dataset.from_list([{"prompt": "What is 2 + 2?"}] * 4))
+
+
+def batch(prompt_rows: list[int]):
+    """Token ids and attention mask of prompts of 9, 5 and 7 tokens (left-padded to 9), row i holding prompt
+    ``prompt_rows[i]``, each followed by its own completion of COMPLETION tokens, some cut short (right padding)."""
+    generator = torch.Generator().manual_seed(0)
+    prompts = [torch.randint(3, 90, (n,), generator=generator) for n in (9, 5, 7)]
+    ids, mask = [], []
+    for row, which in enumerate(prompt_rows):
+        prompt = prompts[which]
+        completion = torch.randint(3, 90, (COMPLETION,), generator=generator)
+        kept = COMPLETION - row % 3  # 0, 1 or 2 padded tokens at the end
+        ids.append(torch.cat([torch.zeros(9 - len(prompt), dtype=torch.long), prompt, completion]))
+        mask.append(torch.cat([torch.zeros(9 - len(prompt), dtype=torch.long), torch.ones(len(prompt), dtype=torch.long),
+                               torch.ones(kept, dtype=torch.long), torch.zeros(COMPLETION - kept, dtype=torch.long)]))
+    return torch.stack(ids), torch.stack(mask)
+
+
+def scored(function, model, ids, mask):
+    """(log-probabilities, entropies, gradient of their masked sum) from ``function``, and the row counts of each
+    model call it made."""
+    rows = []
+    hook = model.register_forward_pre_hook(lambda module, args, kwargs: rows.append(kwargs["input_ids"].size(0)),
+                                           with_kwargs=True)
+    model.zero_grad()
+    try:
+        logps, entropies, _ = function(model, ids, mask, COMPLETION, compute_entropy=True)
+    finally:
+        hook.remove()
+    keep = mask[:, -COMPLETION:]
+    ((logps * keep).sum() + (entropies * keep).sum()).backward()
+    gradient = torch.cat([p.grad.flatten() for p in model.parameters() if p.grad is not None])
+    return logps.detach(), entropies.detach(), gradient, rows
+
+
+@pytest.fixture
+def passes(trainer, monkeypatch):
+    """(TRL's own pass, the shared pass, the warnings the shared pass gave) on ``trainer``."""
+    full = type(trainer)._get_per_token_logps_and_entropies.__get__(trainer)
+    monkeypatch.setattr(trainer, "_get_per_token_logps_and_entropies", full)
+    warnings: list[str] = []
+    shared_prompts.share_prompts(trainer, warnings.append)
+    return full, trainer._get_per_token_logps_and_entropies, warnings
+
+
+@pytest.mark.parametrize("prompt_rows", [[0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2], [2, 0, 1, 0, 2, 1, 0, 2, 1, 1]])
+def test_the_shared_pass_gives_trl_s_log_probabilities_entropies_and_gradients(trainer, passes, prompt_rows):
+    full, shared, warnings = passes
+    ids, mask = batch(prompt_rows)
+    theirs = scored(full, trainer.model, ids, mask)
+    mine = scored(shared, trainer.model, ids, mask)
+    keep = mask[:, -COMPLETION:].bool()
+    assert torch.allclose(mine[0][keep], theirs[0][keep], atol=1e-5)
+    assert torch.allclose(mine[1][keep], theirs[1][keep], atol=1e-5)
+    assert torch.allclose(mine[2], theirs[2], rtol=1e-4, atol=1e-6)
+    assert float(theirs[2].norm()) > 0
+    assert warnings == []
+    assert theirs[3] == [len(prompt_rows)]  # TRL: every row, prompt and all, in one call
+    # the first batch is also compared both ways (3 calls, no gradient), then: the 3 distinct prompts, then every row
+    assert mine[3][-2:] == [3, len(prompt_rows)]
+
+
+def test_distinct_prompts_take_trl_s_pass(trainer, passes):
+    full, shared, warnings = passes
+    ids, mask = batch([0, 1, 2])
+    theirs, mine = scored(full, trainer.model, ids, mask), scored(shared, trainer.model, ids, mask)
+    assert torch.equal(mine[0], theirs[0]) and torch.equal(mine[2], theirs[2])
+    assert mine[3] == [3] and warnings == []
+
+
+@pytest.mark.parametrize("breakage, words", [
+    ("cache", "TypeError: the model's cache is a DynamicCache, not a plain key/value cache"),
+    ("agreement", "ValueError: a completion token's log-probability differs from the full pass's by"),
+])
+def test_where_sharing_cannot_apply_it_says_so_once_and_trl_s_pass_trains(trainer, passes, monkeypatch, breakage,
+                                                                            words):
+    full, shared, warnings = passes
+    if breakage == "cache":
+        monkeypatch.setattr(shared_prompts, "plain_cache", lambda cache: False)
+    else:
+        monkeypatch.setattr(shared_prompts, "AGREEMENT_NATS", -1.0)
+    ids, mask = batch([0, 0, 1, 1])
+    theirs = scored(full, trainer.model, ids, mask)
+    for _ in range(2):
+        mine = scored(shared, trainer.model, ids, mask)
+        assert torch.equal(mine[0], theirs[0]) and torch.equal(mine[2], theirs[2])
+    assert len(warnings) == 1 and words in warnings[0], warnings
+    assert "training goes on with TRL's own pass" in warnings[0]
+    assert mine[3] == [4]
