@@ -112,3 +112,54 @@ def test_where_sharing_cannot_apply_it_says_so_once_and_trl_s_pass_trains(traine
     assert len(warnings) == 1 and words in warnings[0], warnings
     assert "training goes on with TRL's own pass" in warnings[0]
     assert mine[3] == [4]
+
+
+def test_generation_from_shared_prompts_is_generate_s_own(trainer, monkeypatch):
+    """Greedy and seeded sampling give the same tokens with the prompts read once as with every copy read;
+    the distinct prompts are what the model reads first."""
+    model = trainer.model
+    original = model.generate
+    warnings: list[str] = []
+    shared_prompts.share_generation(model, warnings.append)
+    shared = model.generate
+    monkeypatch.setattr(model, "generate", original)
+    ids, mask = batch([0, 1, 0, 2, 1, 0])
+    prompt_ids, prompt_mask = ids[:, :9], mask[:, :9]
+    for sample in (False, True):
+        outputs = []
+        for generate in (original, shared):
+            rows = []
+            hook = model.register_forward_pre_hook(
+                lambda module, args, kwargs: rows.append(tuple(kwargs["input_ids"].shape)), with_kwargs=True)
+            torch.manual_seed(0)
+            try:
+                with torch.no_grad():
+                    outputs.append(generate(input_ids=prompt_ids, attention_mask=prompt_mask, max_new_tokens=5,
+                                            do_sample=sample, pad_token_id=0))
+            finally:
+                hook.remove()
+            if generate is shared:
+                assert rows[-6:] == [(3, 8)] + [(6, 1)] * 5  # the three prompts read once, then one token a row
+        assert torch.equal(outputs[0], outputs[1])
+    assert warnings == []
+
+
+def test_a_generation_call_sharing_cannot_serve_is_generate_s_own(trainer, monkeypatch):
+    model = trainer.model
+    original = model.generate
+    warnings: list[str] = []
+    shared_prompts.share_generation(model, warnings.append)
+    shared = model.generate
+    monkeypatch.setattr(model, "generate", original)
+    monkeypatch.setattr(shared_prompts, "AGREEMENT_NATS", -1.0)
+    ids, mask = batch([0, 0, 1])
+    with torch.no_grad():
+        torch.manual_seed(0)
+        theirs = original(input_ids=ids[:, :9], attention_mask=mask[:, :9], max_new_tokens=3, do_sample=False,
+                          pad_token_id=0)
+        for _ in range(2):
+            mine = shared(input_ids=ids[:, :9], attention_mask=mask[:, :9], max_new_tokens=3, do_sample=False,
+                          pad_token_id=0)
+            assert torch.equal(mine, theirs)
+    assert len(warnings) == 1 and "generation no longer shares each prompt's reading (ValueError: a next token's" \
+        in warnings[0], warnings

@@ -8,9 +8,12 @@ run the distinct prompts (but their last token) once, with the attention cache, 
 its prompt's cache: the keys and values are the same tensors the full pass computes, and the gradient reaches them
 through the copies, so the log-probabilities, entropies and gradients are those of TRL's pass to float rounding.
 
-The first batch is computed both ways and compared: sharing stays on only where they agree. A batch that cannot be
-shared takes TRL's own pass: images, a mixture-of-experts loss, several processes, a cache that is not a plain
-key/value cache, no prompt repeated.
+Generation shares the same way (``share_generation``): the distinct prompts are read once, and every completion is
+sampled from a copy of its prompt's cache, as ``generate`` continues from any cache it is given.
+
+The first batch is computed both ways and compared on a few rows: sharing stays on only where they agree. A batch
+that cannot be shared takes TRL's own pass: images, a mixture-of-experts loss, several processes, a cache that is not
+a plain key/value cache, no prompt repeated.
 """
 
 from __future__ import annotations
@@ -26,8 +29,8 @@ AGREEMENT_NATS = 0.1
 
 
 def share_prompts(trainer, warn: Callable[[str], None]) -> None:
-    """Route ``trainer``'s per-token log-probabilities through the shared pass (``shared_logps``) where it applies;
-    ``warn`` says once why sharing was turned off, if it is."""
+    """Route ``trainer``'s per-token log-probabilities through the shared pass (``shared_logps``) where it applies,
+    and its model's generation (``share_generation``); ``warn`` says once why sharing was turned off, if it is."""
     full = trl_contract.per_token_logps(trainer)
     state = {"on": trainer.accelerator.num_processes == 1, "checked": False}
 
@@ -47,7 +50,8 @@ def share_prompts(trainer, warn: Callable[[str], None]) -> None:
                 try:
                     if not state["checked"]:
                         state["checked"] = True
-                        problem = disagreement(trainer, model, full, ids, mask, logits_to_keep)
+                        few = few_rows(ids, mask, ids.size(1) - logits_to_keep - 1)
+                        problem = disagreement(trainer, model, full, ids[few], mask[few], logits_to_keep)
                         if problem:
                             raise ValueError(problem)
                     part = shared_logps(trainer, model, ids, mask, logits_to_keep, compute_entropy)
@@ -63,6 +67,8 @@ def share_prompts(trainer, warn: Callable[[str], None]) -> None:
         return torch.cat(logps), torch.cat(entropies) if compute_entropy else None, None
 
     trl_contract.replace_per_token_logps(trainer, per_token_logps)
+    if state["on"]:
+        share_generation(trainer.model, warn)
 
 
 def disagreement(trainer, model, full, input_ids, attention_mask, logits_to_keep: int) -> str:
@@ -88,34 +94,134 @@ def disagreement(trainer, model, full, input_ids, attention_mask, logits_to_keep
     return ""
 
 
-def shared_logps(trainer, model, input_ids, attention_mask, logits_to_keep: int, compute_entropy: bool):
-    """(log-probabilities, entropies or None) of the last ``logits_to_keep`` tokens of each row, each distinct
-    prompt run once; None when no prompt repeats. The prefix is every prompt token but the last: the last prompt
-    token's output predicts the first completion token, so it runs with the completions."""
+def few_rows(input_ids, attention_mask, split: int) -> list[int]:
+    """Two rows of each of the first two prompts that repeat in the first ``split`` columns (what the comparison
+    of the two passes needs, at a fraction of a batch's cost); every row when none repeats."""
+    found = distinct_prompts(input_ids, attention_mask, split)
+    if found is None:
+        return list(range(input_ids.size(0)))
+    inverse = found[1].tolist()
+    repeated = [p for p in dict.fromkeys(inverse) if inverse.count(p) > 1][:2]
+    return [i for p in repeated for i in [i for i, q in enumerate(inverse) if q == p][:2]]
+
+
+def distinct_prompts(input_ids, attention_mask, split: int):
+    """(the distinct rows of ids and mask in the first ``split`` columns, side by side; each row's index among
+    them), or None when no row repeats or there is nothing to share."""
     import torch
 
-    split = input_ids.size(1) - logits_to_keep - 1
     if split < 1:
         return None
     key = torch.cat([input_ids[:, :split], attention_mask[:, :split]], dim=1)
     distinct, inverse = torch.unique(key, dim=0, return_inverse=True)
     if distinct.size(0) == input_ids.size(0):
         return None
-    with trainer.accelerator.autocast():
-        prefix = model(input_ids=distinct[:, :split], attention_mask=distinct[:, split:], use_cache=True,
-                       logits_to_keep=1)
+    return distinct, inverse
+
+
+def prompt_cache(model, distinct, split: int, inverse, **extra):
+    """The attention cache of the distinct prompts (``distinct``: ids then mask, ``split`` columns each), one copy
+    per row as ``inverse`` says; a TypeError when the model's cache is not a plain key/value cache."""
+    prefix = model(input_ids=distinct[:, :split], attention_mask=distinct[:, split:], use_cache=True, logits_to_keep=1,
+                   **extra)
     cache = getattr(prefix, "cache", None) or getattr(prefix, "past_key_values", None)
     if not plain_cache(cache):
         raise TypeError(f"the model's cache is a {type(cache).__name__}, not a plain key/value cache")
-    cache.batch_select_indices(inverse.to(input_ids.device))  # each row's copy of its prompt's keys and values
-    suffix = input_ids[:, split:]
-    labels = suffix.masked_fill(attention_mask[:, split:] == 0, -100)
-    labels[:, :-logits_to_keep] = -100
+    cache.batch_select_indices(inverse.to(distinct.device))  # each row's copy of its prompt's keys and values
+    return cache
+
+
+def shared_logps(trainer, model, input_ids, attention_mask, logits_to_keep: int, compute_entropy: bool):
+    """(log-probabilities, entropies or None) of the last ``logits_to_keep`` tokens of each row, each distinct
+    prompt run once; None when no prompt repeats. The prefix is every prompt token but the last: the last prompt
+    token's output predicts the first completion token, so it runs with the completions."""
+    split = input_ids.size(1) - logits_to_keep - 1
+    found = distinct_prompts(input_ids, attention_mask, split)
+    if found is None:
+        return None
     with trainer.accelerator.autocast():
+        cache = prompt_cache(model, found[0], split, found[1])
+        suffix = input_ids[:, split:]
+        labels = suffix.masked_fill(attention_mask[:, split:] == 0, -100)
+        labels[:, :-logits_to_keep] = -100
         outputs = model(input_ids=suffix, attention_mask=attention_mask, cache=cache, labels=labels,
                         fused_lm_head=True)
     entropy = outputs.entropy[:, -logits_to_keep:] if compute_entropy else None
     return outputs.log_probs[:, -logits_to_keep:], entropy
+
+
+def share_generation(model, warn: Callable[[str], None]) -> None:
+    """Make ``model.generate`` read each distinct prompt of a batch once and sample every row from a copy of its
+    prompt's cache; any other call (a cache given, other inputs, no prompt repeated) is ``generate``'s own. The
+    first shared call compares the next-token log-probabilities both ways; ``warn`` says once why sharing was
+    turned off, if it is."""
+    original = model.generate
+    state = {"on": True, "checked": False}
+
+    def generate(*args, **kwargs):
+        import torch
+
+        ids, mask = kwargs.get("input_ids"), kwargs.get("attention_mask")
+        config = kwargs.get("generation_config")
+        # another input, a cache of its own, or rows that generate itself multiplies: generate's own reading
+        others = [k for k, v in kwargs.items() if k not in ("input_ids", "attention_mask")
+                  and (isinstance(v, torch.Tensor) or k in ("cache", "past_key_values"))]
+        several = max(kwargs.get("num_return_sequences") or 1, kwargs.get("num_beams") or 1,
+                      getattr(config, "num_return_sequences", 1) or 1, getattr(config, "num_beams", 1) or 1) > 1
+        if not state["on"] or args or others or several or ids is None or mask is None or ids.dim() != 2:
+            return original(*args, **kwargs)
+
+        split = ids.size(1) - 1
+        try:
+            with torch.no_grad():
+                found = distinct_prompts(ids, mask, split)
+                if found is None:
+                    return original(*args, **kwargs)
+                if not state["checked"]:
+                    state["checked"] = True
+                    problem = next_token_disagreement(model, found[0], split)
+                    if problem:
+                        raise ValueError(problem)
+                cache = prompt_cache(model, found[0], split, found[1], **positions(model, found[0][:, split:]))
+        except Exception as error:  # noqa: BLE001 - any failure falls back to generate's own reading, said once
+            state["on"] = False
+            warn(f"generation no longer shares each prompt's reading ({type(error).__name__}: "
+                 f"{str(error).splitlines()[0] if str(error) else 'no message'}); it goes on reading every copy")
+            return original(*args, **kwargs)
+        return original(*args, **kwargs, cache=cache)
+
+    model.generate = generate
+
+
+def positions(model, mask) -> dict:
+    """``position_ids`` as ``generate`` numbers a left-padded prompt (from its mask), where the model takes them."""
+    import inspect
+
+    if "position_ids" not in inspect.signature(model.forward).parameters:
+        return {}
+    return {"position_ids": (mask.long().cumsum(-1) - 1).masked_fill(mask == 0, 0)}
+
+
+def next_token_disagreement(model, distinct, split: int) -> str:
+    """Why the next-token log-probabilities after each distinct prompt differ between a whole reading and a
+    cached one (the prompt but its last token, then that token), or ''."""
+    import torch
+
+    if split < 2:
+        return ""
+    whole_ids, mask = distinct[:, :split], distinct[:, split:]
+    at = positions(model, mask)
+    whole = model(input_ids=whole_ids, attention_mask=mask, logits_to_keep=1, **at).logits[:, -1]
+    head = distinct[:, :split - 1]
+    rows = torch.arange(distinct.size(0))
+    cache = prompt_cache(model, torch.cat([head, mask[:, :split - 1]], dim=1), split - 1, rows,
+                         **{k: v[:, :split - 1] for k, v in at.items()})
+    cached = model(input_ids=whole_ids[:, -1:], attention_mask=mask, cache=cache, logits_to_keep=1,
+                   **{k: v[:, -1:] for k, v in at.items()}).logits[:, -1]
+    gap = float((whole.float().log_softmax(-1) - cached.float().log_softmax(-1)).abs().max())
+    if not gap <= AGREEMENT_NATS:
+        return f"a next token's log-probability differs from the whole reading's by {gap:.3g}"
+    return ""
 
 
 def plain_cache(cache) -> bool:
