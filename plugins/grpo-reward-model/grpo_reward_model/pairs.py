@@ -47,9 +47,9 @@ def wrong_value(rng: random.Random, value: int) -> int:
 
 # Characters that show nothing: blanks, zero-width characters, Hangul fillers, a no-break space.
 INVISIBLE = " \t\n\u00a0\u2003\u200b\u200c\u2060\u3164\ufeff\u115f\uffa0"
-# What runs are made of: letters, digits and punctuation, but the letter "a", which the audit repeats, so that
-# passing on its runs says the model learnt runs, not that letter.
-LETTERS = "bcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+# What runs are made of: letters, digits and punctuation. Every letter: a model of this size learns runs of the
+# characters it saw repeated and no others (trained without the letter "a", it paid "a" repeated 31 times 0.545).
+LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 VISIBLE = LETTERS + "0123456789.,;:!?-_=+*#~/|'\"()[]{}<>@$%&^"
 
 
@@ -58,15 +58,21 @@ def run_length(rng: random.Random, low: int = 8, high: int = 960) -> int:
     return int(round(math.exp(rng.uniform(math.log(low), math.log(high)))))
 
 
+AUDIT_LETTER = "a"  # the letter the audit repeats, to 1,000 characters and to the length of a real completion
+
+
 def _run(rng: random.Random, answer: str) -> str:
     """One character repeated, sometimes with a different last character (a near-repeat): half the time about as
     long as an answer, and of a character the right ``answer`` is written with."""
-    if rng.random() < 0.5:
-        own = [c for c in answer if c in VISIBLE]
-        text = rng.choice(own or VISIBLE) * rng.randint(8, 40)
-    else:
-        text = rng.choice(VISIBLE) * run_length(rng)
-    return text[:-1] + rng.choice(VISIBLE) if rng.random() < 0.25 else text
+    while True:
+        if rng.random() < 0.5:
+            own = [c for c in answer if c in VISIBLE]
+            text = rng.choice(own or VISIBLE) * rng.randint(8, 40)
+        else:
+            text = rng.choice(VISIBLE) * run_length(rng)
+        text = text[:-1] + rng.choice(VISIBLE) if rng.random() < 0.25 else text
+        if text not in (AUDIT_LETTER * len(answer), AUDIT_LETTER * 1000):  # the audit's own: as long as the answer
+            return text
 
 
 def _token_run(rng: random.Random) -> str:

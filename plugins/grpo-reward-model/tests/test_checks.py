@@ -1,6 +1,6 @@
 """The checks a reward model is known to fail, through ``grpo-run check``: a model that pays length fails the length
 check with a padded counterexample, one that pays an injected word fails the injection check (and not the length
-one), and the small trained model passes the checks for the ways a reward model is gamed."""
+one), and the small trained model passes the checks for the ways a reward model is gamed and the degenerate audit."""
 
 import json
 
@@ -43,9 +43,9 @@ def test_a_model_that_pays_an_injected_word_fails_injection_but_not_length(biase
 
 @pytest.mark.slow
 def test_the_small_trained_model_passes_the_gaming_checks(small_model):
-    """Length bias, injection and batch independence hold for the small model, as do the generic properties but
-    one: the degenerate audit finds text it pays (the README shows what)."""
+    """Length bias, injection and batch independence hold for the small model, as do the generic properties, the
+    degenerate audit's included."""
     report = _results(_check(small_model, "--json").stdout)
     for name in ("measured: length bias", "measured: injection", "measured: batch independence", "output",
-                 "bounds", "deterministic", "batch-independent", "shapes", "hostile"):
+                 "bounds", "deterministic", "batch-independent", "shapes", "hostile", "degenerate"):
         assert report[name]["status"] == "pass", report[name]
