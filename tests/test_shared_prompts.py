@@ -95,7 +95,7 @@ def test_distinct_prompts_take_trl_s_pass(trainer, passes):
 
 @pytest.mark.parametrize("breakage, words", [
     ("cache", "TypeError: the model's cache is a DynamicCache, not a plain key/value cache"),
-    ("agreement", "ValueError: a completion token's log-probability differs from the full pass's by"),
+    ("agreement", "ValueError: the completion tokens' log-probability differs from the full pass's by"),
 ])
 def test_where_sharing_cannot_apply_it_says_so_once_and_trl_s_pass_trains(trainer, passes, monkeypatch, breakage,
                                                                             words):
@@ -161,5 +161,5 @@ def test_a_generation_call_sharing_cannot_serve_is_generate_s_own(trainer, monke
             mine = shared(input_ids=ids[:, :9], attention_mask=mask[:, :9], max_new_tokens=3, do_sample=False,
                           pad_token_id=0)
             assert torch.equal(mine, theirs)
-    assert len(warnings) == 1 and "generation no longer shares each prompt's reading (ValueError: a next token's" \
+    assert len(warnings) == 1 and "generation no longer shares each prompt's reading (ValueError: the next token's log-probability differs" \
         in warnings[0], warnings

@@ -22,10 +22,24 @@ from collections.abc import Callable
 
 from grpo_core.training import trl_contract
 
-# The largest difference in any completion token's log-probability between the shared and the full pass that the
-# first batch's comparison accepts: float32 agrees to about 1e-5, bfloat16 autocast to a few hundredths, and a
-# shifted position or a lost mask is off by whole units.
-AGREEMENT_NATS = 0.1
+# How far the shared and the full pass's log-probabilities may differ, in nats, in the first batch's comparison: on
+# average over the completion tokens (or the vocabulary, for the next token), and at most. Measured on SmolLM2-135M:
+# float32 agrees to 1e-5; bfloat16 autocast's rounding gives 0.05 on average and at most 0.16 to 0.21; a row given
+# another row's prompt, or attending to its padding, is off by 0.45 to 0.8 on average and 2.7 to 3.8 at most.
+AGREEMENT_NATS = 0.15
+AGREEMENT_MAX_NATS = 1.0
+
+
+def gap(mine, theirs, name: str) -> str:
+    """Why ``mine`` (a flat tensor of log-probabilities or entropies) is too far from ``theirs``, or ''."""
+    difference = (mine.float() - theirs.float()).abs()
+    if difference.numel() == 0:
+        return ""
+    mean, most = float(difference.mean()), float(difference.max())
+    if mean <= AGREEMENT_NATS and most <= AGREEMENT_MAX_NATS:
+        return ""
+    return (f"{name} differs from the full pass's by {mean:.3g} on average and {most:.3g} at most (allowed: "
+            f"{AGREEMENT_NATS:g} and {AGREEMENT_MAX_NATS:g})")
 
 
 def share_prompts(trainer, warn: Callable[[str], None]) -> None:
@@ -87,11 +101,8 @@ def disagreement(trainer, model, full, input_ids, attention_mask, logits_to_keep
     finally:
         model.train(training)
     keep = attention_mask[:, -logits_to_keep:].bool()
-    for name, mine, theirs in (("log-probability", shared[0], reference[0]), ("entropy", shared[1], reference[1])):
-        gap = float((mine.float() - theirs.float()).abs()[keep].max()) if keep.any() else 0.0
-        if not gap <= AGREEMENT_NATS:
-            return f"a completion token's {name} differs from the full pass's by {gap:.3g}"
-    return ""
+    return (gap(shared[0][keep], reference[0][keep], "the completion tokens' log-probability")
+            or gap(shared[1][keep], reference[1][keep], "the completion tokens' entropy"))
 
 
 def few_rows(input_ids, attention_mask, split: int) -> list[int]:
@@ -218,10 +229,8 @@ def next_token_disagreement(model, distinct, split: int) -> str:
                          **{k: v[:, :split - 1] for k, v in at.items()})
     cached = model(input_ids=whole_ids[:, -1:], attention_mask=mask, cache=cache, logits_to_keep=1,
                    **{k: v[:, -1:] for k, v in at.items()}).logits[:, -1]
-    gap = float((whole.float().log_softmax(-1) - cached.float().log_softmax(-1)).abs().max())
-    if not gap <= AGREEMENT_NATS:
-        return f"a next token's log-probability differs from the whole reading's by {gap:.3g}"
-    return ""
+    return gap(cached.float().log_softmax(-1).flatten(), whole.float().log_softmax(-1).flatten(),
+               "the next token's log-probability")
 
 
 def plain_cache(cache) -> bool:
