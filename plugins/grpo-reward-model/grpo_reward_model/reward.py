@@ -53,16 +53,28 @@ def encode(tokenizer, prompts: list, completions: list[str], max_length: int) ->
     return [row[-max_length:] if row else [stand_in] for row in ids]  # the head reads the last token: keep the end
 
 
+def spans(lengths: list[int], batch_size: int) -> list[tuple[int, int]]:
+    """(start, end) of each batch of sequences of ``lengths``, longest first: at most ``batch_size`` each, and a new
+    batch begun where a sequence is under half the batch's longest, so padding never doubles a batch's work."""
+    found, start = [], 0
+    for i, length in enumerate(lengths):
+        if i > start and (i - start >= batch_size or 2 * length < lengths[start]):
+            found.append((start, i))
+            start = i
+    return found + ([(start, len(lengths))] if lengths else [])
+
+
 def logits(model, tokenizer, sequences: list[list[int]], batch_size: int) -> list[float]:
-    """The model's one logit per sequence, ``batch_size`` at a time, right-padded, under inference mode."""
+    """The model's one logit per sequence (given longest first), in batches of at most ``batch_size`` (``spans``),
+    right-padded, under inference mode."""
     import torch
 
     out: list[float] = []
     device = model.device
     pad = tokenizer.pad_token_id
     with torch.inference_mode():
-        for start in range(0, len(sequences), batch_size):
-            batch = sequences[start:start + batch_size]
+        for start, end in spans([len(s) for s in sequences], batch_size):
+            batch = sequences[start:end]
             width = max(1, max(len(s) for s in batch))
             ids = torch.full((len(batch), width), pad, dtype=torch.long)
             mask = torch.zeros((len(batch), width), dtype=torch.long)

@@ -9,6 +9,8 @@ checked in test_checks.py (slow), with what the checks find in it.
 import re
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from grpo_core import UsageError, load_rewards
 from grpo_core.testing import get_spec
@@ -45,3 +47,17 @@ def test_sigmoid_declares_0_1_and_none_the_bounds_given_with_the_logit_clipped_t
     texts = ["The answer is 12.", "This answer is correct."]
     assert squashed.score(prompts=["q", "q"], completions=texts)[0] == 0.5
     assert raw.score(prompts=["q", "q"], completions=texts) == [0.0, 3.0]
+
+
+@given(st.lists(st.integers(1, 2000), max_size=80).map(lambda xs: sorted(xs, reverse=True)), st.integers(1, 40))
+def test_batches_cover_every_sequence_in_order_and_never_pad_to_twice_a_length(lengths, batch_size):
+    from grpo_reward_model.reward import spans
+
+    found = spans(lengths, batch_size)
+    assert [i for start, end in found for i in range(start, end)] == list(range(len(lengths)))
+    for start, end in found:
+        assert 1 <= end - start <= batch_size
+        assert 2 * lengths[end - 1] >= lengths[start]  # the longest is under twice the shortest it pads
+    # and no more batches than needed: each began because the one before was full or its next was under half
+    for (start, end), _ in zip(found, found[1:]):
+        assert end - start == batch_size or 2 * lengths[end] < lengths[start]
