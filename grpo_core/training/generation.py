@@ -40,11 +40,16 @@ def generate_ids(model, pad: int, encoded: list[list[int]], **generate_args):
     attention = torch.tensor([[1] * shared + [0] * (width - len(t)) + [1] * len(t) for t in tails])
     if shared:
         cache = DynamicCache(config=model.config)
-        # newer transformers name it `cache` and warn on the old name; older ones know only past_key_values
-        name = "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
+        name = cache_argument(model)
         model(input_ids=input_ids[:1, :shared], use_cache=True, **{name: cache})
         cache.batch_repeat_interleave(len(encoded))
         generate_args[name] = cache
     output = model.generate(input_ids=input_ids, attention_mask=attention, top_p=None, top_k=None,
                             pad_token_id=pad, **generate_args)
     return output, input_ids.shape[1]
+
+
+def cache_argument(model) -> str:
+    """The name ``model``'s forward and ``generate`` take an attention cache by: newer transformers name it
+    ``cache`` and warn on the old name; older ones know only ``past_key_values``."""
+    return "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from grpo_core.training import trl_contract
+from grpo_core.training.generation import cache_argument
 
 # How far the shared and the full pass's log-probabilities may differ, in nats, in the first batch's comparison: on
 # average over the completion tokens (or the vocabulary, for the next token), and at most. Measured on SmolLM2-135M:
@@ -155,8 +156,8 @@ def shared_logps(trainer, model, input_ids, attention_mask, logits_to_keep: int,
         suffix = input_ids[:, split:]
         labels = suffix.masked_fill(attention_mask[:, split:] == 0, -100)
         labels[:, :-logits_to_keep] = -100
-        outputs = model(input_ids=suffix, attention_mask=attention_mask, cache=cache, labels=labels,
-                        fused_lm_head=True)
+        outputs = model(input_ids=suffix, attention_mask=attention_mask, labels=labels, fused_lm_head=True,
+                        **{cache_argument(model): cache})
     entropy = outputs.entropy[:, -logits_to_keep:] if compute_entropy else None
     return outputs.log_probs[:, -logits_to_keep:], entropy
 
@@ -199,7 +200,7 @@ def share_generation(model, warn: Callable[[str], None]) -> None:
             warn(f"generation no longer shares each prompt's reading ({type(error).__name__}: "
                  f"{str(error).splitlines()[0] if str(error) else 'no message'}); it goes on reading every copy")
             return original(*args, **kwargs)
-        return original(*args, **kwargs, cache=cache)
+        return original(*args, **kwargs, **{cache_argument(model): cache})
 
     model.generate = generate
 
@@ -227,8 +228,8 @@ def next_token_disagreement(model, distinct, split: int) -> str:
     rows = torch.arange(distinct.size(0))
     cache = prompt_cache(model, torch.cat([head, mask[:, :split - 1]], dim=1), split - 1, rows,
                          **{k: v[:, :split - 1] for k, v in at.items()})
-    cached = model(input_ids=whole_ids[:, -1:], attention_mask=mask, cache=cache, logits_to_keep=1,
-                   **{k: v[:, -1:] for k, v in at.items()}).logits[:, -1]
+    cached = model(input_ids=whole_ids[:, -1:], attention_mask=mask, logits_to_keep=1,
+                   **{cache_argument(model): cache}, **{k: v[:, -1:] for k, v in at.items()}).logits[:, -1]
     return gap(cached.float().log_softmax(-1).flatten(), whole.float().log_softmax(-1).flatten(),
                "the next token's log-probability")
 
