@@ -114,15 +114,22 @@ def test_where_sharing_cannot_apply_it_says_so_once_and_trl_s_pass_trains(traine
     assert mine[3] == [4]
 
 
-def test_generation_from_shared_prompts_is_generate_s_own(trainer, monkeypatch):
+@pytest.fixture
+def generators(trainer, monkeypatch):
+    """(the model's own generate, the shared one, the warnings the shared one gave)."""
+    original = trainer.model.generate
+    warnings: list[str] = []
+    shared_prompts.share_generation(trainer.model, warnings.append)
+    shared = trainer.model.generate
+    monkeypatch.setattr(trainer.model, "generate", original)
+    return original, shared, warnings
+
+
+def test_generation_from_shared_prompts_is_generate_s_own(trainer, generators):
     """Greedy and seeded sampling give the same tokens with the prompts read once as with every copy read;
     the distinct prompts are what the model reads first."""
     model = trainer.model
-    original = model.generate
-    warnings: list[str] = []
-    shared_prompts.share_generation(model, warnings.append)
-    shared = model.generate
-    monkeypatch.setattr(model, "generate", original)
+    original, shared, warnings = generators
     ids, mask = batch([0, 1, 0, 2, 1, 0])
     prompt_ids, prompt_mask = ids[:, :9], mask[:, :9]
     for sample in (False, True):
@@ -144,13 +151,8 @@ def test_generation_from_shared_prompts_is_generate_s_own(trainer, monkeypatch):
     assert warnings == []
 
 
-def test_a_generation_call_sharing_cannot_serve_is_generate_s_own(trainer, monkeypatch):
-    model = trainer.model
-    original = model.generate
-    warnings: list[str] = []
-    shared_prompts.share_generation(model, warnings.append)
-    shared = model.generate
-    monkeypatch.setattr(model, "generate", original)
+def test_a_generation_call_sharing_cannot_serve_is_generate_s_own(generators, monkeypatch):
+    original, shared, warnings = generators
     monkeypatch.setattr(shared_prompts, "AGREEMENT_NATS", -1.0)
     ids, mask = batch([0, 0, 1])
     with torch.no_grad():
