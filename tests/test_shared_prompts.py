@@ -63,6 +63,8 @@ def passes(trainer, monkeypatch):
     """(TRL's own pass, the shared pass, the warnings the shared pass gave) on ``trainer``."""
     full = type(trainer)._get_per_token_logps_and_entropies.__get__(trainer)
     monkeypatch.setattr(trainer, "_get_per_token_logps_and_entropies", full)
+    # share_prompts wraps the model's generate too: the model's own comes back after the test
+    monkeypatch.setattr(trainer.model, "generate", type(trainer.model).generate.__get__(trainer.model))
     warnings: list[str] = []
     shared_prompts.share_prompts(trainer, warnings.append)
     return full, trainer._get_per_token_logps_and_entropies, warnings
@@ -93,6 +95,19 @@ def test_distinct_prompts_take_trl_s_pass(trainer, passes):
     assert mine[3] == [3] and warnings == []
 
 
+def test_the_comparison_waits_for_the_first_batch_with_a_prompt_to_share(trainer, passes, monkeypatch):
+    """A first batch of distinct prompts takes TRL's pass without spending the comparison: the next batch, whose
+    prompts repeat, is still compared before it is shared."""
+    full, shared, warnings = passes
+    monkeypatch.setattr(shared_prompts, "AGREEMENT_NATS", -1.0)
+    scored(shared, trainer.model, *batch([0, 1, 2]))
+    assert warnings == []
+    ids, mask = batch([0, 0, 1, 1])
+    mine, theirs = scored(shared, trainer.model, ids, mask), scored(full, trainer.model, ids, mask)
+    assert torch.equal(mine[0], theirs[0])
+    assert len(warnings) == 1 and "log-probability differs from the full pass's" in warnings[0], warnings
+
+
 @pytest.mark.parametrize("breakage, words", [
     ("cache", "TypeError: the model's cache is a DynamicCache, not a plain key/value cache"),
     ("agreement", "ValueError: the completion tokens' log-probability differs from the full pass's by"),
@@ -117,11 +132,12 @@ def test_where_sharing_cannot_apply_it_says_so_once_and_trl_s_pass_trains(traine
 @pytest.fixture
 def generators(trainer, monkeypatch):
     """(the model's own generate, the shared one, the warnings the shared one gave)."""
-    original = trainer.model.generate
+    original = type(trainer.model).generate.__get__(trainer.model)
+    monkeypatch.setattr(trainer.model, "generate", original)  # and again after the test
     warnings: list[str] = []
     shared_prompts.share_generation(trainer.model, warnings.append)
     shared = trainer.model.generate
-    monkeypatch.setattr(trainer.model, "generate", original)
+    trainer.model.generate = original
     return original, shared, warnings
 
 
@@ -142,12 +158,15 @@ def test_generation_from_shared_prompts_is_generate_s_own(trainer, generators):
             try:
                 with torch.no_grad():
                     outputs.append(generate(input_ids=prompt_ids, attention_mask=prompt_mask, max_new_tokens=5,
-                                            do_sample=sample, pad_token_id=0))
+                                            do_sample=sample, pad_token_id=0, output_logits=True,
+                                            return_dict_in_generate=True))
             finally:
                 hook.remove()
             if generate is shared:
                 assert rows[-6:] == [(3, 8)] + [(6, 1)] * 5  # the three prompts read once, then one token a row
-        assert torch.equal(outputs[0], outputs[1])
+        assert torch.equal(outputs[0].sequences, outputs[1].sequences)
+        for theirs, mine in zip(outputs[0].logits, outputs[1].logits):  # each step's logits, row by row
+            assert torch.allclose(mine, theirs, atol=1e-5)
     assert warnings == []
 
 

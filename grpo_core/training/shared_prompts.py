@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from grpo_core.checks.display import first_line
 from grpo_core.training import trl_contract
 from grpo_core.training.generation import cache_argument
 
@@ -63,18 +64,17 @@ def share_prompts(trainer, warn: Callable[[str], None]) -> None:
             part = None
             if state["on"]:
                 try:
-                    if not state["checked"]:
+                    few = [] if state["checked"] else few_rows(ids, mask, ids.size(1) - logits_to_keep - 1)
+                    if few:  # the first batch with a prompt to share
                         state["checked"] = True
-                        few = few_rows(ids, mask, ids.size(1) - logits_to_keep - 1)
                         problem = disagreement(trainer, model, full, ids[few], mask[few], logits_to_keep)
                         if problem:
                             raise ValueError(problem)
                     part = shared_logps(trainer, model, ids, mask, logits_to_keep, compute_entropy)
                 except Exception as error:  # noqa: BLE001 - any failure falls back to TRL's pass, said once
                     state["on"] = False
-                    warn(f"completions no longer share their prompt's forward pass ({type(error).__name__}: "
-                         f"{str(error).splitlines()[0] if str(error) else 'no message'}); training goes on with "
-                         f"TRL's own pass, which gives the same results more slowly")
+                    warn(turned_off(error, "completions no longer share their prompt's forward pass",
+                                    "training goes on with TRL's own pass, which gives the same results more slowly"))
             if part is None:
                 part = full(model, ids, mask, logits_to_keep, compute_entropy=compute_entropy)[:2]
             logps.append(part[0])
@@ -87,8 +87,9 @@ def share_prompts(trainer, warn: Callable[[str], None]) -> None:
 
 
 def disagreement(trainer, model, full, input_ids, attention_mask, logits_to_keep: int) -> str:
-    """Why the shared pass's log-probabilities and entropies of a batch are not the full pass's, or '': both
-    computed without gradients and in evaluation mode (no dropout), so they differ by float rounding alone."""
+    """Why the shared pass's log-probabilities and entropies of a batch (whose prompts repeat) are not the full
+    pass's, or '': both computed without gradients and in evaluation mode (no dropout), so they differ by float
+    rounding alone."""
     import torch
 
     training = model.training
@@ -96,8 +97,6 @@ def disagreement(trainer, model, full, input_ids, attention_mask, logits_to_keep
     try:
         with torch.no_grad():
             shared = shared_logps(trainer, model, input_ids, attention_mask, logits_to_keep, True)
-            if shared is None:
-                return ""
             reference = full(model, input_ids, attention_mask, logits_to_keep, compute_entropy=True)
     finally:
         model.train(training)
@@ -106,12 +105,17 @@ def disagreement(trainer, model, full, input_ids, attention_mask, logits_to_keep
             or gap(shared[1][keep], reference[1][keep], "the completion tokens' entropy"))
 
 
+def turned_off(error: Exception, what: str, instead: str) -> str:
+    """The one warning that sharing stopped: ``what`` stopped, the error that stopped it, what happens ``instead``."""
+    return f"{what} ({type(error).__name__}: {first_line(error) or 'no message'}); {instead}"
+
+
 def few_rows(input_ids, attention_mask, split: int) -> list[int]:
     """Two rows of each of the first two prompts that repeat in the first ``split`` columns (what the comparison
-    of the two passes needs, at a fraction of a batch's cost); every row when none repeats."""
+    of the two passes needs, at a fraction of a batch's cost); none when no prompt repeats."""
     found = distinct_prompts(input_ids, attention_mask, split)
     if found is None:
-        return list(range(input_ids.size(0)))
+        return []
     inverse = found[1].tolist()
     repeated = [p for p in dict.fromkeys(inverse) if inverse.count(p) > 1][:2]
     return [i for p in repeated for i in [i for i, q in enumerate(inverse) if q == p][:2]]
@@ -197,8 +201,8 @@ def share_generation(model, warn: Callable[[str], None]) -> None:
                 cache = prompt_cache(model, found[0], split, found[1], **positions(model, found[0][:, split:]))
         except Exception as error:  # noqa: BLE001 - any failure falls back to generate's own reading, said once
             state["on"] = False
-            warn(f"generation no longer shares each prompt's reading ({type(error).__name__}: "
-                 f"{str(error).splitlines()[0] if str(error) else 'no message'}); it goes on reading every copy")
+            warn(turned_off(error, "generation no longer shares each prompt's reading",
+                            "it goes on reading every copy"))
             return original(*args, **kwargs)
         return original(*args, **kwargs, **{cache_argument(model): cache})
 
