@@ -239,12 +239,14 @@ def show_profile(name):
 
 
 def _print_table(columns: list[str], rows: list[list[str]]) -> None:
-    """A listing's table, at least 100 columns wide. Off a terminal it is plain text, drawn without rich (whose
-    import takes longer than finding the listing); on a terminal, or where rich would style it, rich draws it."""
+    """A listing's table, at least 100 columns wide. Plain text off a terminal and with a bold header at one, drawn
+    without rich (whose import takes longer than finding the listing); where rich would draw anything else (markup,
+    colour forced, a notebook, Windows' console), rich draws it."""
     width = max(100, _terminal_width())
-    text = listing.plain_table(columns, rows, width) if _plain_output() else None
+    output = _output_kind()
+    text = listing.plain_table(columns, rows, width, bold_header=output == "terminal") if output else None
     if text is not None:
-        click.echo(text, nl=False)
+        click.echo(text, nl=False, color=output == "terminal")
         return
     from rich.console import Console
     from rich.table import Table
@@ -257,18 +259,22 @@ def _print_table(columns: list[str], rows: list[list[str]]) -> None:
     Console(soft_wrap=False, width=width).print(table)
 
 
-def _plain_output() -> bool:
-    """Whether rich would print to standard output without styles: not a terminal, no FORCE_COLOR or TTY_COMPATIBLE
-    telling it otherwise, not in a notebook."""
+def _output_kind() -> str | None:
+    """How rich would print to standard output: "plain" (not a terminal, or a dumb one: no styles), "terminal" (a
+    POSIX terminal: ANSI styles), or None where only rich can say (FORCE_COLOR or TTY_COMPATIBLE set, a notebook,
+    IDLE, Windows, an output rich already wraps)."""
     if os.environ.keys() & {"FORCE_COLOR", "TTY_COMPATIBLE"} or "IPython" in sys.modules or "idlelib" in sys.modules:
-        return False
+        return None
     stdout = sys.stdout
     if stdout is None or hasattr(stdout, "rich_proxied_file"):
-        return False
+        return None
     try:
-        return not stdout.isatty()
+        terminal = stdout.isatty()
     except (AttributeError, ValueError):
-        return False
+        return None
+    if not terminal or os.environ.get("TERM", "").lower() in ("dumb", "unknown"):
+        return "plain"
+    return "terminal" if os.name == "posix" else None
 
 
 def _terminal_width() -> int:

@@ -1,7 +1,9 @@
-"""Discovery is cheap: help and listings never import the training stack or plugins' heavy dependencies (nor, off a
-terminal, rich or importlib.metadata), and neither does a typo in a name or a setting, so it is reported at once."""
+"""Discovery is cheap: help and listings never import the training stack or plugins' heavy dependencies (nor rich,
+off a terminal or at one, nor importlib.metadata), and neither does a typo in a name or a setting, so it is reported
+at once."""
 
 import os
+import pty
 import subprocess
 import sys
 
@@ -95,6 +97,40 @@ def test_listings_off_a_terminal_import_neither_rich_nor_importlib_metadata(args
     loaded = sorted(m for m in modules if m.split(".")[0] in ("rich", "email", "multiprocessing")
                     or m.startswith("importlib.metadata"))
     assert not loaded, f"grpo-run {' '.join(args)} imported {loaded}"
+
+
+def at_a_terminal(*args):
+    """grpo-run run with its standard output a real terminal (a pseudo-terminal): what it printed there, and the
+    modules it imported."""
+    env = {key: value for key, value in os.environ.items() if key not in ("FORCE_COLOR", "TTY_COMPATIBLE")}
+    env.update(TERM="xterm-256color", COLUMNS="120")
+    main, side = pty.openpty()
+    try:
+        process = subprocess.Popen([sys.executable, "-X", "importtime", "-m", "grpo_core", *args], stdout=side,
+                                   stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env)
+        os.close(side)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(main, 65536)
+            except OSError:  # the terminal closed as grpo-run ended
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        stderr = process.stderr.read().decode()
+        assert process.wait(timeout=120) == 0, stderr[-2000:]
+    finally:
+        os.close(main)
+    return b"".join(chunks).decode(), imported_full(subprocess.CompletedProcess(args, 0, "", stderr))
+
+
+@pytest.mark.parametrize("args", [["plugins"], ["rewards"], ["environments"]])
+def test_listings_at_a_terminal_print_a_bold_header_without_importing_rich(args):
+    shown, modules = at_a_terminal(*args)
+    assert "grpo_core.plugins" in modules
+    assert shown.startswith("\x1b[1m") and "\x1b[0m" in shown.splitlines()[0], shown[:200]
+    assert not [m for m in modules if m.split(".")[0] == "rich"], "rich was imported at a terminal"
 
 
 def test_a_command_listed_before_it_loads_shows_its_own_short_help():

@@ -84,17 +84,20 @@ def cell(value) -> str:
     return str(value)
 
 
-# The listings' tables as rich prints them off a terminal (no styles: Table(box=None, pad_edge=False,
-# show_edge=False), every column overflow="fold", one space of padding each side of the gap between columns), drawn
-# without importing rich. Only plain printable ASCII is drawn here: text rich would read as markup ("[") or an emoji
-# code (":name:") is left to rich. tests/test_listing_table.py holds it to rich's own output.
+# The listings' tables as rich prints them (Table(box=None, pad_edge=False, show_edge=False), every column
+# overflow="fold", one space of padding each side of the gap between columns), drawn without importing rich: off a
+# terminal as plain text, and at a terminal with the header bold, as rich writes it (each piece of a header cell, its
+# padding and its text, in its own bold escape). Only plain printable ASCII is drawn here: text rich would read as
+# markup ("[") or an emoji code (":name:") is left to rich. tests/test_listing_table.py holds it to rich's own output.
 _PLAIN = re.compile(r"[ -~]*")
 _EMOJI_CODE = re.compile(r":\S*:")
 _WORD = re.compile(r"\s*\S+\s*")
+_BOLD, _RESET = "\x1b[1m", "\x1b[0m"
 
 
-def plain_table(columns: list[str], rows: list[list[str]], width: int) -> str | None:
-    """The table as rich draws it ``width`` columns wide off a terminal, or None where only rich can draw it."""
+def plain_table(columns: list[str], rows: list[list[str]], width: int, bold_header: bool = False) -> str | None:
+    """The table as rich draws it ``width`` columns wide off a terminal (at a terminal with ``bold_header``), or None
+    where only rich can draw it."""
     table = [list(columns), *map(list, rows)]
     if any(len(row) != len(columns) for row in table) or not columns or width < 1:
         return None
@@ -110,15 +113,22 @@ def plain_table(columns: list[str], rows: list[list[str]], width: int) -> str | 
         widths = [_measure_column(column, sum(pad), w)[1] for column, pad, w in zip(cells, pads, widths)]
     if any(w < sum(pad) + 1 for w, pad in zip(widths, pads)):
         return None
+    if bold_header and sum(widths) > width:
+        return None  # rich would crop the header's escapes with its text
     lines = []
     for index, row in enumerate(table):
-        rendered = [_render_cell(text, w, pad) for text, w, pad in zip(row, widths, pads)]
+        bold = bold_header and index == 0
+        rendered = [_render_cell(text, w, pad, bold) for text, w, pad in zip(row, widths, pads)]
         height = max(len(cell) for cell in rendered)
         for cell, w in zip(rendered, widths):
-            blank = [" " * w] * (height - len(cell))
+            blank = [_styled(" " * w, bold)] * (height - len(cell))
             cell[:] = blank + cell if index == 0 else cell + blank  # the header sits at the bottom of its row
-        lines.extend("".join(parts)[:width] for parts in zip(*rendered))
+        lines.extend("".join(parts) if bold else "".join(parts)[:width] for parts in zip(*rendered))
     return "".join(line + "\n" for line in lines)
+
+
+def _styled(text: str, bold: bool) -> str:
+    return f"{_BOLD}{text}{_RESET}" if bold and text else text
 
 
 def _normalize(low: int, high: int) -> tuple[int, int]:
@@ -185,9 +195,12 @@ def _ratio_reduce(total: int, ratios: list[int], maximums: list[int], values: li
     return result
 
 
-def _render_cell(text: str, width: int, pad: tuple[int, int]) -> list[str]:
+def _render_cell(text: str, width: int, pad: tuple[int, int], bold: bool = False) -> list[str]:
     left, right = pad
     inner = min(_measure_text(text, width)[1] + left + right, width) - left - right
+    if bold:
+        return [_styled(" " * left, bold) + _styled(line.ljust(width - left - right), bold) + _styled(" " * right, bold)
+                for line in _wrap(text, inner)]
     return [(" " * left + line + " " * right).ljust(width)[:width] for line in _wrap(text, inner)]
 
 
