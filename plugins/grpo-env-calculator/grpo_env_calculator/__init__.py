@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from grpo_core import DatasetSpec, EnvironmentSpec, Param, dataset_param, hookimpl
 
-from grpo_env_calculator.dataset import EXAMPLE_PAIRS, SPLITS, SYSTEM_PROMPT
+from grpo_env_calculator.dataset import EXAMPLE_PAIRS, SPLITS, SYSTEM_PROMPT, WORKED_TOOLS
 from grpo_env_calculator.environment import Calculator, gold_episode
 
 __all__ = ["Calculator", "DATASET", "ENVIRONMENT", "gold_episode", "register_datasets", "register_environments"]
@@ -42,6 +42,8 @@ DATASET = DatasetSpec(
         Param("test_worked_examples", None, int, "worked episodes in the test split's prompts (unset: as "
               "worked_examples); fewer than training had measure calling the tool without copying the examples",
               minimum=0, maximum=len(EXAMPLE_PAIRS)),
+        Param("worked_tool", "multiply", str, "the tool the worked episodes call, on questions of its own sign: add "
+              "shows how to call a tool but not that a product needs multiply", choices=tuple(WORKED_TOOLS)),
     ),
     # The answer is a number in the tag; "964 × 59" there is the question copied, not the work done.
     reward_params={"math": {"extract": "answer-tag", "allow_expressions": False}},

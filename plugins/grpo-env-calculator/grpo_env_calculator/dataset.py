@@ -27,16 +27,23 @@ _DIGITS = re.compile(r"(\d+)x(\d+)")
 # The worked examples' problems, never asked as a row's question (any digits: rows skip them).
 EXAMPLE_PAIRS = ((317, 46), (508, 73), (1294, 38), (62, 9071))
 WORKED_TEXT = "I multiply with the calculator."
+# What a worked example may show: the tool it calls, the question's sign, the turn's words and the result.
+WORKED_TOOLS = {
+    "multiply": ("×", WORKED_TEXT, lambda a, b: a * b),
+    "add": ("+", "I add with the calculator.", lambda a, b: a + b),
+    "subtract": ("-", "I subtract with the calculator.", lambda a, b: a - b),
+}
 
 
-def worked_example(a: int, b: int) -> list[dict]:
-    """One worked episode: the question, a turn that calls ``multiply`` on its numbers, the tool's answer, and the
-    final answer in the tag (messages as TRL's chat templates render a tool call)."""
-    call = {"type": "function", "function": {"name": "multiply", "arguments": {"a": str(a), "b": str(b)}}}
-    return [{"role": "user", "content": f"What is {a} × {b}?"},
-            {"role": "assistant", "content": WORKED_TEXT, "tool_calls": [call]},
-            {"role": "tool", "name": "multiply", "content": str(a * b)},
-            {"role": "assistant", "content": f"<answer>{a * b}</answer>"}]
+def worked_example(a: int, b: int, tool: str = "multiply") -> list[dict]:
+    """One worked episode: the question, a turn that calls ``tool`` (multiply unless told) on its numbers, the tool's
+    answer, and the final answer in the tag (messages as TRL's chat templates render a tool call)."""
+    sign, text, compute = WORKED_TOOLS[tool]
+    call = {"type": "function", "function": {"name": tool, "arguments": {"a": str(a), "b": str(b)}}}
+    return [{"role": "user", "content": f"What is {a} {sign} {b}?"},
+            {"role": "assistant", "content": text, "tool_calls": [call]},
+            {"role": "tool", "name": tool, "content": str(compute(a, b))},
+            {"role": "assistant", "content": f"<answer>{compute(a, b)}</answer>"}]
 
 
 def parse_digits(digits: str) -> tuple[int, int]:
@@ -64,14 +71,18 @@ def _count(name: str, value) -> int:
 
 def rows(split: str = "train", size: int = 1000, seed: int = 0, digits: str = "3x2",
          system_prompt: str | None = SYSTEM_PROMPT, worked_examples: int = 0,
-         test_worked_examples: int | None = None) -> list[dict]:
+         test_worked_examples: int | None = None, worked_tool: str = "multiply") -> list[dict]:
     """The rows as plain dicts, each problem once; the same arguments give the same rows.
 
     Each split draws from a random stream of its own and keeps only the pairs that belong to it
     (``pair_split``), so train and test share no pair of operands for any seeds. The test split's prompts show
     ``test_worked_examples`` worked episodes when it is given, else ``worked_examples``: held-out prompts with fewer
     of them than training had ask whether the model calls the tool by itself, not whether it copies the examples.
+    The worked episodes call ``worked_tool`` on questions of its own sign: with ``add`` they show how to call a tool
+    but not which one a product needs, so a model that copies them calls the wrong one until it learns better.
     """
+    if worked_tool not in WORKED_TOOLS:
+        raise UsageError(f"products worked_tool must be one of: {', '.join(WORKED_TOOLS)}; got {worked_tool!r}")
     if split not in SPLITS:
         raise UsageError(f"products split must be one of: {', '.join(SPLITS)}; got {split!r}")
     first, second = parse_digits(digits)
@@ -79,7 +90,7 @@ def rows(split: str = "train", size: int = 1000, seed: int = 0, digits: str = "3
     if test_worked_examples is not None:
         test_shown = _count("test_worked_examples", test_worked_examples)
         shown = test_shown if split == "test" else shown
-    examples = [m for a, b in EXAMPLE_PAIRS[:shown] for m in worked_example(a, b)]
+    examples = [m for a, b in EXAMPLE_PAIRS[:shown] for m in worked_example(a, b, worked_tool)]
     asked = {(min(a, b), max(a, b)) for a, b in EXAMPLE_PAIRS}
     problems = 81 * 10 ** (first + second - 2)  # 9 * 10^(d-1) numbers of d digits, for each operand
     if size is None or not 1 <= size <= problems // 8:
@@ -100,8 +111,10 @@ def rows(split: str = "train", size: int = 1000, seed: int = 0, digits: str = "3
 
 
 def load(split: str = "train", size: int = 1000, seed: int = 0, digits: str = "3x2",
-         system_prompt: str | None = SYSTEM_PROMPT, worked_examples: int = 0, test_worked_examples: int | None = None):
+         system_prompt: str | None = SYSTEM_PROMPT, worked_examples: int = 0, test_worked_examples: int | None = None,
+         worked_tool: str = "multiply"):
     """A ``datasets.Dataset`` of ``size`` rows with ``prompt``, ``answer`` and ``operands`` columns."""
     from datasets import Dataset  # heavy: imported only when the dataset is loaded
 
-    return Dataset.from_list(rows(split, size, seed, digits, system_prompt, worked_examples, test_worked_examples))
+    return Dataset.from_list(rows(split, size, seed, digits, system_prompt, worked_examples, test_worked_examples,
+                                  worked_tool))

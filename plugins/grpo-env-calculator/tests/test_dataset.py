@@ -128,3 +128,30 @@ def test_a_prompt_with_worked_examples_renders_with_the_tool_template():
     assert text.count("<tool_call>") == 2 and text.count("<tool_response>") == 2
     assert '{"name": "multiply", "arguments": {"a": "317", "b": "46"}}' in text
     assert text.rstrip().endswith("<|im_start|>assistant")
+
+
+@pytest.mark.parametrize("tool, sign, compute", [("add", "+", lambda a, b: a + b),
+                                                 ("subtract", "-", lambda a, b: a - b)])
+def test_worked_examples_can_call_another_tool_than_the_question_needs(tool, sign, compute):
+    from grpo_env_calculator.dataset import EXAMPLE_PAIRS
+
+    for row in rows(size=20, worked_examples=2, worked_tool=tool):
+        system, *examples, question = row["prompt"]
+        a, b = row["operands"]
+        assert question["content"] == f"What is {a} × {b}?" and row["answer"] == str(a * b)
+        for (x, y), start in zip(EXAMPLE_PAIRS, (0, 4)):
+            asked, call, answered, final = examples[start:start + 4]
+            assert asked["content"] == f"What is {x} {sign} {y}?"
+            assert call["tool_calls"][0]["function"] == {"name": tool, "arguments": {"a": str(x), "b": str(y)}}
+            assert answered == {"role": "tool", "name": tool, "content": str(compute(x, y))}
+            assert final["content"] == f"<answer>{compute(x, y)}</answer>"
+            assert Calculator().__getattribute__(tool)(str(x), str(y)) == str(compute(x, y))  # what the tool answers
+    assert [r["operands"] for r in rows(size=20, worked_examples=2, worked_tool=tool)] == \
+        [r["operands"] for r in rows(size=20, worked_examples=2)]
+    data = load_dataset("products", {"size": 2, "worked_examples": 1, "worked_tool": tool})
+    assert data[0]["prompt"][2]["tool_calls"][0]["function"]["name"] == tool
+
+
+def test_an_unknown_worked_tool_is_refused_naming_it():
+    with pytest.raises(UsageError, match="worked_tool must be one of: multiply, add, subtract; got 'power'"):
+        rows(size=5, worked_examples=2, worked_tool="power")
