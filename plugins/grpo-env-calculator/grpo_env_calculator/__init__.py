@@ -42,8 +42,9 @@ DATASET = DatasetSpec(
         Param("test_worked_examples", None, int, "worked episodes in the test split's prompts (unset: as "
               "worked_examples); fewer than training had measure calling the tool without copying the examples",
               minimum=0, maximum=len(EXAMPLE_PAIRS)),
-        Param("worked_tool", "multiply", str, "the tool the worked episodes call, on questions of its own sign: add "
-              "shows how to call a tool but not that a product needs multiply", choices=tuple(WORKED_TOOLS)),
+        Param("worked_tool", "multiply", str, f"the tool the worked episodes call ({', '.join(WORKED_TOOLS)}), on "
+              "questions of its own sign, or several in turn (multiply,add): add alone shows how to call a tool but "
+              "not that a product needs multiply"),
     ),
     # The answer is a number in the tag; "964 × 59" there is the question copied, not the work done.
     reward_params={"math": {"extract": "answer-tag", "allow_expressions": False}},

@@ -78,11 +78,15 @@ def rows(split: str = "train", size: int = 1000, seed: int = 0, digits: str = "3
     (``pair_split``), so train and test share no pair of operands for any seeds. The test split's prompts show
     ``test_worked_examples`` worked episodes when it is given, else ``worked_examples``: held-out prompts with fewer
     of them than training had ask whether the model calls the tool by itself, not whether it copies the examples.
-    The worked episodes call ``worked_tool`` on questions of its own sign: with ``add`` they show how to call a tool
-    but not which one a product needs, so a model that copies them calls the wrong one until it learns better.
+    The worked episodes call ``worked_tool`` on questions of its own sign, or several tools in turn
+    (``multiply,add``): with ``add`` they show how to call a tool but not which one a product needs, so a model that
+    copies them calls the wrong one until it learns better.
     """
-    if worked_tool not in WORKED_TOOLS:
-        raise UsageError(f"products worked_tool must be one of: {', '.join(WORKED_TOOLS)}; got {worked_tool!r}")
+    tools = [tool.strip() for tool in str(worked_tool).split(",")]
+    unknown = [tool for tool in tools if tool not in WORKED_TOOLS]
+    if unknown:
+        raise UsageError(f"products worked_tool takes one or more of {', '.join(WORKED_TOOLS)}, comma-separated; "
+                         f"got {worked_tool!r}")
     if split not in SPLITS:
         raise UsageError(f"products split must be one of: {', '.join(SPLITS)}; got {split!r}")
     first, second = parse_digits(digits)
@@ -90,7 +94,8 @@ def rows(split: str = "train", size: int = 1000, seed: int = 0, digits: str = "3
     if test_worked_examples is not None:
         test_shown = _count("test_worked_examples", test_worked_examples)
         shown = test_shown if split == "test" else shown
-    examples = [m for a, b in EXAMPLE_PAIRS[:shown] for m in worked_example(a, b, worked_tool)]
+    examples = [m for index, (a, b) in enumerate(EXAMPLE_PAIRS[:shown])
+                for m in worked_example(a, b, tools[index % len(tools)])]
     asked = {(min(a, b), max(a, b)) for a, b in EXAMPLE_PAIRS}
     problems = 81 * 10 ** (first + second - 2)  # 9 * 10^(d-1) numbers of d digits, for each operand
     if size is None or not 1 <= size <= problems // 8:

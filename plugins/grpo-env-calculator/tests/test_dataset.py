@@ -152,6 +152,19 @@ def test_worked_examples_can_call_another_tool_than_the_question_needs(tool, sig
     assert data[0]["prompt"][2]["tool_calls"][0]["function"]["name"] == tool
 
 
-def test_an_unknown_worked_tool_is_refused_naming_it():
-    with pytest.raises(UsageError, match="worked_tool must be one of: multiply, add, subtract; got 'power'"):
-        rows(size=5, worked_examples=2, worked_tool="power")
+def test_worked_examples_can_call_several_tools_in_turn():
+    for row in rows(size=10, worked_examples=3, worked_tool="multiply, add"):
+        called = [m["tool_calls"][0]["function"]["name"] for m in row["prompt"] if m.get("tool_calls")]
+        signs = [m["content"].split()[3] for m in row["prompt"][1:-1] if m["role"] == "user"]
+        assert called == ["multiply", "add", "multiply"] and signs == ["×", "+", "×"]
+        assert row["prompt"][-1]["content"].startswith("What is ") and " × " in row["prompt"][-1]["content"]
+    data = load_dataset("products", {"size": 2, "worked_examples": 2, "worked_tool": "add,multiply"})
+    assert [m["tool_calls"][0]["function"]["name"] for m in data[0]["prompt"] if m.get("tool_calls")] == \
+        ["add", "multiply"]
+
+
+@pytest.mark.parametrize("tool", ["power", "multiply,power", ""])
+def test_an_unknown_worked_tool_is_refused_naming_it(tool):
+    with pytest.raises(UsageError, match=f"worked_tool takes one or more of multiply, add, subtract, comma-separated; "
+                                         f"got '{tool}'"):
+        rows(size=5, worked_examples=2, worked_tool=tool)
