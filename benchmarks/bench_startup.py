@@ -7,10 +7,10 @@ The listings and the anchor (`trl --help`) run interleaved: each round runs ever
 turns from round to round, so load from other processes falls on all of them alike. Each command's ratio is the
 median over rounds of its time divided by the anchor's time in the same round, for wall time and for CPU time
 (user + system of the process, to the microsecond: less sensitive to other load on the machine). Output is
-captured, as when piped, so the listings print plain tables; with --terminal every command (the anchor too) writes to a
-pseudo-terminal, as at a user's prompt, so the listings print their header bold. Sources are measured compiled, as after an install: the
-first round of each command runs without PYTHONDONTWRITEBYTECODE, so Python writes its bytecode caches, and is not
-counted. The load average is printed before and after.
+captured, as when piped, so the listings print plain tables; with --terminal every command (the anchor too) writes
+to a pseudo-terminal, as at a user's prompt, so the listings print their header bold. Sources are measured
+compiled, as after an install: the first round of each command runs without PYTHONDONTWRITEBYTECODE, so Python
+writes its bytecode caches, and is not counted. The load average is printed before and after.
 Targets: listings at most 1.0 x the anchor; each typo's error within 0.5 s.
 """
 
@@ -19,6 +19,7 @@ import os
 import pty
 import statistics
 import subprocess
+import tempfile
 import time
 
 from bench_default_run import console_script  # one copy for the benchmarks that run grpo-run
@@ -69,19 +70,21 @@ def at_terminal(command: list[str]) -> tuple[int, str]:
     """Run ``command`` with its standard output a pseudo-terminal 120 columns wide, read to its end."""
     main, side = pty.openpty()
     env = {**ENV, "TERM": os.environ.get("TERM", "xterm-256color"), "COLUMNS": "120"}
-    try:
-        process = subprocess.Popen(command, stdout=side, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env)
-        os.close(side)
-        while True:
-            try:
-                if not os.read(main, 65536):
+    with tempfile.TemporaryFile() as errors:  # a file, not a pipe no one reads until the end, which could fill
+        try:
+            process = subprocess.Popen(command, stdout=side, stderr=errors, stdin=subprocess.DEVNULL, env=env)
+            os.close(side)
+            while True:
+                try:
+                    if not os.read(main, 65536):
+                        break
+                except OSError:  # the terminal closed as the command ended
                     break
-            except OSError:  # the terminal closed as the command ended
-                break
-        stderr = process.stderr.read().decode()
-        return process.wait(), stderr
-    finally:
-        os.close(main)
+            status = process.wait()
+        finally:
+            os.close(main)
+        errors.seek(0)
+        return status, errors.read().decode()
 
 
 def interleaved(commands: dict[str, list[str]], repeat: int,

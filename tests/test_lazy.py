@@ -6,6 +6,7 @@ import os
 import pty
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -105,23 +106,28 @@ def at_a_terminal(*args):
     env = {key: value for key, value in os.environ.items() if key not in ("FORCE_COLOR", "TTY_COMPATIBLE")}
     env.update(TERM="xterm-256color", COLUMNS="120")
     main, side = pty.openpty()
-    try:
-        process = subprocess.Popen([sys.executable, "-X", "importtime", "-m", "grpo_core", *args], stdout=side,
-                                   stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env)
-        os.close(side)
-        chunks = []
-        while True:
-            try:
-                chunk = os.read(main, 65536)
-            except OSError:  # the terminal closed as grpo-run ended
-                break
-            if not chunk:
-                break
-            chunks.append(chunk)
-        stderr = process.stderr.read().decode()
-        assert process.wait(timeout=120) == 0, stderr[-2000:]
-    finally:
-        os.close(main)
+    # stderr (the import times, tens of KB) goes to a file: a pipe read only after the terminal closes could fill and
+    # block grpo-run before it ends.
+    with tempfile.TemporaryFile() as errors:
+        try:
+            process = subprocess.Popen([sys.executable, "-X", "importtime", "-m", "grpo_core", *args], stdout=side,
+                                       stderr=errors, stdin=subprocess.DEVNULL, env=env)
+            os.close(side)
+            chunks = []
+            while True:
+                try:
+                    chunk = os.read(main, 65536)
+                except OSError:  # the terminal closed as grpo-run ended
+                    break
+                if not chunk:
+                    break
+                chunks.append(chunk)
+            status = process.wait(timeout=120)
+        finally:
+            os.close(main)
+        errors.seek(0)
+        stderr = errors.read().decode()
+    assert status == 0, stderr[-2000:]
     return b"".join(chunks).decode(), imported_full(subprocess.CompletedProcess(args, 0, "", stderr))
 
 

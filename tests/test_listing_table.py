@@ -68,7 +68,8 @@ def test_every_listing_prints_as_rich_prints_it(kind, columns, terminal, monkeyp
     monkeypatch.delenv("FORCE_COLOR", raising=False)
     monkeypatch.delenv("TTY_COMPATIBLE", raising=False)
     drawn = []
-    monkeypatch.setattr(cli_module.listing, "plain_table", lambda *args, **kw: drawn.append(1) or plain_table(*args, **kw))
+    monkeypatch.setattr(cli_module.listing, "plain_table",
+                        lambda *args, **kw: drawn.append(1) or plain_table(*args, **kw))
     monkeypatch.setattr(cli_module, "_output_kind", lambda: "terminal" if terminal else "plain")
     status, ours = invoke(kind)
     assert status == 0 and drawn
