@@ -42,7 +42,7 @@ def test_no_arguments_resolves_the_default_run(tmp_path):
     from trl import GRPOConfig
 
     config = GRPOConfig(**{**grpo, "output_dir": str(tmp_path)})
-    assert config.scale_rewards == "none" and config.max_steps == 20
+    assert config.scale_rewards == "none" and config.max_steps == 26
 
 
 def dry_run(*args):
