@@ -113,13 +113,10 @@ def shown(result, max_output: int, seconds: float) -> str:
     if result.stderr:
         text += ("" if not text or text.endswith("\n") else "\n") + result.stderr
     text = clip(text.rstrip("\n"), max_output)
-    ending = {
-        "timeout": f"[stopped: the program ran past its {seconds:g} s limit]",
-        "output": f"[stopped: the program printed more than {OUTPUT_KB} KiB]",
-    }.get(result.status, "")
+    ending = f"[{result.limit_note}]" if result.limit_note else ""
     code = result.exit_code
-    if result.status == "error" and code is not None and (code != 1 or not result.stderr):  # not a traceback's 1
-        ending = f"[exit status {code}]" if code >= 0 else f"[killed by signal {-code}]"
+    if not ending and result.status == "error" and code is not None and (code != 1 or not result.stderr):
+        ending = f"[exit status {code}]" if code >= 0 else f"[killed by signal {-code}]"  # not a traceback's 1
     if ending:
         return f"{text}\n{ending}" if text else ending
     return text or NO_OUTPUT

@@ -48,8 +48,26 @@ def test_limits_are_reported_to_the_model(isolated):
         "go\n[stopped: the program ran past its 1 s limit]")
     answer = sandbox.run_python(code="while True:\n    print('y' * 1000)")
     assert answer.endswith("[stopped: the program printed more than 64 KiB]") and len(answer) < 1200
-    assert "MemoryError" in episode(memory_mb=128).run_python(code="x = bytearray(512 * 1024 ** 2)")
+    memory = episode(memory_mb=128).run_python(code="x = bytearray(512 * 1024 ** 2)")
+    assert "MemoryError" in memory and memory.endswith("\n[the program ran out of memory: it may use 128 MB]")
+    forks = sandbox.run_python(code="import os, time\nwhile True:\n    if os.fork() == 0:\n        time.sleep(30)\n"
+                                    "        os._exit(0)")
+    assert "BlockingIOError" in forks
+    assert forks.endswith("[the program could not start another process: it may have 32 at once]")
+    files = sandbox.run_python(code="files = [open('/dev/null') for _ in range(1000)]")
+    assert files.endswith("[the program could not open another file: it may have 64 open at once]")
     assert sandbox.run_python(code="print('after')") == "after"  # the next call works
+
+
+def test_a_limit_reached_is_said_as_that_limit_and_a_signal_as_a_signal():
+    base = ProgramRun("error", "", "Traceback ...\nMemoryError", 1, limit="memory",
+                      limit_note="the program ran out of memory: it may use 64 MB")
+    assert shown(base, 1000, 3) == "Traceback ...\nMemoryError\n[the program ran out of memory: it may use 64 MB]"
+    cpu = ProgramRun("timeout", "partial\n", limit="cpu", limit_note="stopped: the program used more than its 4 s of "
+                     "CPU time (all its threads together)")
+    assert shown(cpu, 1000, 3) == "partial\n[stopped: the program used more than its 4 s of CPU time (all its threads " \
+        "together)]"
+    assert shown(ProgramRun("error", exit_code=-24), 1000, 3) == "[killed by signal 24]"
 
 
 def test_long_output_keeps_its_start_and_end_within_max_output(isolated):

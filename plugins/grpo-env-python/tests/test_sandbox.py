@@ -104,7 +104,7 @@ def test_a_hanging_program_is_stopped_at_its_limit_and_the_next_call_works():
         start = time.monotonic()
         answer = sandbox.run_python(code=code)
         seconds = time.monotonic() - start
-        assert answer.endswith("[stopped: the program ran past its 1 s limit]") or answer == "(no output; print what you want to see)"
+        assert answer == "[stopped: the program ran past its 1 s limit]", (code, answer)
         assert seconds < 1 + 2.5, f"{code!r} took {seconds:.1f} s"
         assert sandbox.run_python(code="print('next')") == "next"
     assert OUTER_GRACE_S > 2  # the pool's own limit fires only when the sandbox itself is stuck

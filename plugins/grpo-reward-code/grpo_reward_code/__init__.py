@@ -37,7 +37,7 @@ SPEC = RewardSpec(
         Param("tag", "", str, "when set, only the last <tag>...</tag> is searched, and its content is the program "
               "when it holds no fenced block"),
         Param("strict", False, bool, "1.0 only when every test passes, else 0.0"),
-        Param("timeout", 10.0, float, "wall-clock seconds for one program and all its tests; also its CPU limit"),
+        Param("timeout", 10.0, float, "wall-clock seconds for one program and all its tests; its CPU-time limit is a second more"),
         Param("memory_mb", 1024, int, "address-space limit of the program's processes (RLIMIT_AS), in MiB",
               minimum=64, maximum=1 << 20),
         Param("file_size_mb", 16, int, "largest file the program may write (RLIMIT_FSIZE), in MiB; its temporary "

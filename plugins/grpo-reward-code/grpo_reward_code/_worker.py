@@ -7,7 +7,15 @@ output, ``INDEX<tab>STATUS<tab>HEX``, which only it holds: the program's child g
 
 ``run`` mode is ``io`` mode as a script runs: the program's standard error is read too, an exception it does not
 catch is printed there as a traceback (exit status 1), and ``SystemExit`` sets the exit status; its lines are
-``INDEX<tab>STATUS<tab>HEX<tab>HEX OF STANDARD ERROR<tab>EXIT STATUS``.
+``INDEX<tab>STATUS<tab>HEX<tab>HEX OF STANDARD ERROR<tab>EXIT STATUS<tab>LIMIT``, where LIMIT names the
+sandbox limit behind an exception the program did not catch (``memory``, ``file_size``, ``processes``,
+``open_files``) or is ``-``.
+
+A program the CPU-time limit ends (SIGXCPU at the soft limit, SIGKILL at the hard one, its CPU time at the
+limit) has the status ``cpu``; one the wall clock stops, ``timeout``. The CPU limit is set above the wall
+clock's, so a single thread always meets the wall clock first; only threads spending several cores at once
+reach the CPU limit first. A signal the program sends itself, with its CPU time under the limit, stays a
+signal.
 
 It never runs the program's code. In ``io`` mode the child runs the program on each input and the worker
 passes the output on. In ``assert`` mode the child runs the program once and then answers calls: the worker
@@ -19,6 +27,7 @@ and the expected value of ``assert EXPRESSION == LITERAL`` never even reaches th
 process compares it). It imports only builtin and C modules at start (json would import re, doubling its
 start-up time), and ``ast`` in assert mode.
 """
+import errno
 import marshal
 import os
 import resource
@@ -54,8 +63,8 @@ def main():
     for name, value in (("RLIMIT_CPU", limits["cpu"]), ("RLIMIT_AS", limits["memory"]),
                         ("RLIMIT_FSIZE", limits["file_size"]), ("RLIMIT_NPROC", limits["processes"]),
                         ("RLIMIT_NOFILE", limits["open_files"]), ("RLIMIT_CORE", 0)):
-        try:
-            resource.setrlimit(getattr(resource, name), (value, value))
+        try:  # the CPU limit's hard value a second above the soft one: SIGXCPU first, SIGKILL if it is ignored
+            resource.setrlimit(getattr(resource, name), (value, value + (name == "RLIMIT_CPU")))
         except (ValueError, OSError):
             pass
     # In its own PID namespace, or as a uid of its own, kill(-1) reaches only the program's processes.
@@ -64,12 +73,12 @@ def main():
     if job["mode"] in ("io", "run"):
         errors = job["mode"] == "run"
         for index, test in enumerate(job["tests"]):
-            status, text, error_text, code = run_io(job["program"], test, end, limits["output"], sweep, errors)
-            report(out, index, status, text, *((error_text, code) if errors else ()))
-            if status == "timeout":
+            status, text, error_text, code, limit = run_io(job["program"], test, end, limits, sweep, errors)
+            report(out, index, status, text, *((error_text, code, limit or "-") if errors else ()))
+            if status in ("timeout", "cpu"):
                 break
     else:
-        run_asserts(job["program"], job["tests"], end, out, sweep)
+        run_asserts(job["program"], job["tests"], end, out, sweep, limits["cpu"])
 
 
 def report(out, index, status, data=b"", *extra):
@@ -80,10 +89,11 @@ def report(out, index, status, data=b"", *extra):
     out.flush()
 
 
-def start_child(program, stdin_fd, stdout_fd, calls=None, stderr_fd=None):
+def start_child(program, stdin_fd, stdout_fd, calls=None, stderr_fd=None, limit_fd=None):
     """Fork the child that runs ``program`` with the given standard input and output (``calls``: the two
     pipe ends it answers calls on, moved to descriptors 3 and 4); every other descriptor is closed. With
-    ``stderr_fd`` it runs as a script (``run_script``); without, its standard error goes nowhere."""
+    ``stderr_fd`` it runs as a script (``run_script``), which names on ``limit_fd`` (moved to descriptor 3)
+    the limit behind an exception it did not catch; without, its standard error goes nowhere."""
     pid = os.fork()
     if pid:
         return pid
@@ -95,7 +105,9 @@ def start_child(program, stdin_fd, stdout_fd, calls=None, stderr_fd=None):
         if calls:
             os.dup2(calls[0], 3)
             os.dup2(calls[1], 4)
-        os.closerange(5 if calls else 3, 1 << 16)
+        if limit_fd is not None:
+            os.dup2(limit_fd, 3)
+        os.closerange(5 if calls else 4 if limit_fd is not None else 3, 1 << 16)
         sys.stdin = open(0, closefd=False)
         sys.stdout = open(1, "w", closefd=False)
         sys.stderr = open(2, "w", closefd=False)
@@ -132,6 +144,12 @@ def run_script(program, namespace):
         status = 1
         shown = lambda stream, error=error: traceback.print_exception(  # noqa: E731
             type(error), error, error.__traceback__.tb_next, file=stream)
+        limit = limit_behind(error)
+        if limit:
+            try:
+                os.write(3, limit.encode())
+            except OSError:
+                pass
     flush()  # what the program wrote comes before its traceback
     if shown is not None:
         try:
@@ -140,6 +158,34 @@ def run_script(program, namespace):
             os.write(2, b"the program ended with an error that cannot be shown\n")
         flush()
     return status
+
+
+def limit_behind(error):
+    """The sandbox limit that raised ``error``, or None: memory (RLIMIT_AS), a file's size (RLIMIT_FSIZE: the
+    write fails with EFBIG, SIGXFSZ being ignored), open files (EMFILE), processes (a fork refused with EAGAIN
+    while this process still cannot fork one)."""
+    if isinstance(error, MemoryError):
+        return "memory"
+    number = getattr(error, "errno", None) if isinstance(error, OSError) else None
+    if number == errno.EFBIG:
+        return "file_size"
+    if number == errno.EMFILE:
+        return "open_files"
+    if number == errno.EAGAIN:
+        try:
+            pid = os.fork()
+        except OSError as again:
+            return "processes" if again.errno == errno.EAGAIN else None
+        if pid == 0:
+            os._exit(0)
+        os.waitpid(pid, 0)
+    return None
+
+
+def cpu_limited(wait_status, usage, cpu_limit):
+    """Whether the CPU-time limit ended the process: SIGXCPU or SIGKILL with its CPU time at the soft limit."""
+    return (os.WIFSIGNALED(wait_status) and os.WTERMSIG(wait_status) in (signal.SIGXCPU, signal.SIGKILL)
+            and usage.ru_utime + usage.ru_stime >= cpu_limit - 0.05)
 
 
 def flush():
@@ -159,10 +205,12 @@ def stop(pid, sweep):
             pass
 
 
-def run_io(program, text, end, cap, sweep, errors=False):
-    """Run the program on one input: (status "ok" | "error" | "timeout" | "output", what it printed, what it
-    printed on standard error, exit status). Its standard error is read only with ``errors`` (run mode, where
-    the exit status decides ok or error); ``cap`` bounds both outputs together."""
+def run_io(program, text, end, limits, sweep, errors=False):
+    """Run the program on one input: (status "ok" | "error" | "timeout" | "cpu" | "output", what it printed,
+    what it printed on standard error, exit status, the limit behind an uncaught exception or None). Its
+    standard error is read only with ``errors`` (run mode, where the exit status decides ok or error); the
+    output limit bounds both outputs together."""
+    cap = limits["output"]
     name = "stdin-%d.txt" % os.getpid()  # a file, not a pipe: a program that never reads cannot block us
     with open(name, "w") as handle:
         handle.write(text)
@@ -170,8 +218,9 @@ def run_io(program, text, end, cap, sweep, errors=False):
     os.unlink(name)
     read_end, write_end = os.pipe()
     error_read, error_write = os.pipe() if errors else (None, None)
-    pid = start_child(program, input_fd, write_end, stderr_fd=error_write)
-    for fd in (write_end, input_fd, error_write):
+    limit_read, limit_write = os.pipe() if errors else (None, None)
+    pid = start_child(program, input_fd, write_end, stderr_fd=error_write, limit_fd=limit_write)
+    for fd in (write_end, input_fd, error_write, limit_write):
         if fd is not None:
             os.close(fd)
     reading = [read_end] + ([error_read] if errors else [])
@@ -185,7 +234,7 @@ def run_io(program, text, end, cap, sweep, errors=False):
         ready = select.select(reading, [], [], min(left, 0.05))[0]
         if not ready:
             if exited is None:
-                exited = os.waitpid(pid, os.WNOHANG)
+                exited = os.wait4(pid, os.WNOHANG)
                 exited = exited if exited[0] else None
             if exited is not None and not select.select(reading, [], [], 0)[0]:
                 break  # the program ended; a process it left behind holds the pipe open
@@ -203,15 +252,21 @@ def run_io(program, text, end, cap, sweep, errors=False):
     stop(pid, sweep)
     for fd in chunks:
         os.close(fd)
-    wait_status = exited[1] if exited is not None else os.waitpid(pid, 0)[1]
-    code = None
-    if status is None:
+    _, wait_status, usage = exited if exited is not None else os.wait4(pid, 0)
+    code = limit = None
+    if status is None and cpu_limited(wait_status, usage, limits["cpu"]):
+        status = "cpu"
+    elif status is None:
         if os.WIFEXITED(wait_status):
             code = os.WEXITSTATUS(wait_status)
         elif os.WIFSIGNALED(wait_status):
             code = -os.WTERMSIG(wait_status)
         status = "ok" if code == 0 else "error"
-    return status, b"".join(chunks[read_end]), b"".join(chunks.get(error_read, ())), code
+    if limit_read is not None:
+        if status == "error" and select.select([limit_read], [], [], 0)[0]:
+            limit = os.read(limit_read, 64).decode("ascii", "replace") or None
+        os.close(limit_read)
+    return status, b"".join(chunks[read_end]), b"".join(chunks.get(error_read, ())), code, limit
 
 
 MAX_REPLY = 1 << 20
@@ -251,7 +306,7 @@ class Channel:
         return ast.literal_eval(value)  # plain values only: never an object of the program's
 
 
-def run_asserts(program, tests, end, out, sweep):
+def run_asserts(program, tests, end, out, sweep, cpu_limit):
     import builtins
 
     pristine = dict(builtins.__dict__)
@@ -264,8 +319,17 @@ def run_asserts(program, tests, end, out, sweep):
     namespace = {"__builtins__": pristine}
     try:
         names = channel.line().split("\t")
-    except (EOFError, TimeoutError):
-        names = []
+    except TimeoutError:  # the program itself ran past the deadline before any test
+        report(out, 0, "timeout")
+        stop(pid, sweep)
+        os.waitpid(pid, 0)
+        return
+    except EOFError:  # it ended without defining anything to call: each test fails, unless a limit ended it
+        stop(pid, sweep)
+        if cpu_limited(*os.wait4(pid, 0)[1:], cpu_limit):
+            report(out, 0, "cpu")
+            return
+        pid, names = None, []
     for name in names[:1000]:
         if name.isidentifier() and name not in pristine and not name.startswith("__"):
             namespace[name] = (lambda n: lambda *args, **kwargs: channel.call(n, args, kwargs))(name)
@@ -283,11 +347,17 @@ def run_asserts(program, tests, end, out, sweep):
             report(out, index, "timeout")
             break
         except EOFError:  # the program's process is gone: no later test can pass
-            break
+            if pid is None:
+                break
+            stop(pid, sweep)  # a process that has ended keeps the status it ended with
+            if cpu_limited(*os.wait4(pid, 0)[1:], cpu_limit):
+                report(out, index, "cpu")
+            return
         except BaseException:  # a failed assert, an error, or test code that exits: the test failed
             report(out, index, "fail")
-    stop(pid, sweep)
-    os.waitpid(pid, 0)
+    if pid is not None:
+        stop(pid, sweep)
+        os.waitpid(pid, 0)
 
 
 def serve(namespace):

@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from grpo_core import Unscored, completion_text, run_with_timeouts
 
 from grpo_reward_code.programs import extract_program, read_tests, same_output, same_value
+from grpo_reward_code.runner import limit_note
 from grpo_reward_code.sandbox import Limits, probe, run_job
 
 OUTER_GRACE_S = 10.0  # beyond a program's own limit, for the sandbox to start and report, before its worker is killed
@@ -39,7 +40,8 @@ def score_one(program, tests, limits: Limits, sandbox: str, strict: bool):
     if strict:
         share = float(share == 1.0)
     if outcome.status == "timeout":  # counted in rewards/code/timeouts, with the tests it passed before
-        return Unscored("timeout", f"the program ran past {limits.timeout:g} s", score=share)
+        return Unscored("timeout", limit_note(outcome.limit or "time", limits).removeprefix("stopped: "),
+                        score=share)
     return share
 
 

@@ -20,7 +20,12 @@ class ProgramRun:
     exception it did not catch, whose traceback is in ``stderr``, or ``sys.exit(n)``), ``timeout`` (stopped at the
     time limit), ``output`` (stopped when its output passed the cap) or ``sandbox`` (the sandbox itself failed to
     start; ``detail`` says why). ``stdout`` and ``stderr`` hold what it printed before it ended or was stopped;
-    ``exit_code`` is None when it was stopped, negative for a signal."""
+    ``exit_code`` is None when it was stopped, negative for a signal the program got for another reason.
+
+    ``limit`` names the sandbox limit that stopped the program, or raised the exception it did not catch: ``time``
+    (the wall clock; status ``timeout``), ``cpu`` (its CPU time, threads together; status ``timeout``),
+    ``output`` (status ``output``), ``memory``, ``file_size``, ``processes`` or ``open_files`` (status
+    ``error``); None otherwise. ``limit_note`` says it in words a model can act on ("" without a limit)."""
 
     status: str
     stdout: str = ""
@@ -28,6 +33,22 @@ class ProgramRun:
     exit_code: int | None = None
     seconds: float = 0.0
     detail: str = ""
+    limit: str | None = None
+    limit_note: str = ""
+
+
+def limit_note(limit: str | None, limits: Limits) -> str:
+    """What reaching ``limit`` means, in words for the program's author: "" for None."""
+    notes = {
+        "time": f"stopped: the program ran past its {limits.timeout:g} s limit",
+        "cpu": f"stopped: the program used more than its {limits.cpu} s of CPU time (all its threads together)",
+        "output": f"stopped: the program printed more than {limits.output_kb} KiB",
+        "memory": f"the program ran out of memory: it may use {limits.memory_mb} MB",
+        "file_size": f"the program wrote past the file size limit: a file may hold {limits.file_size_mb} MB",
+        "processes": f"the program could not start another process: it may have {limits.processes} at once",
+        "open_files": f"the program could not open another file: it may have {limits.open_files} open at once",
+    }
+    return notes.get(limit, "")
 
 
 def run_program(code: str, stdin: str = "", *, seconds: float = 10.0, memory_mb: int = 1024, file_size_mb: int = 16,
@@ -54,10 +75,12 @@ def run_program(code: str, stdin: str = "", *, seconds: float = 10.0, memory_mb:
     record = outcome.records.get(0)
     if record is None:
         if outcome.status == "timeout":  # the sandbox gave no answer at all before its grace ran out
-            return ProgramRun("timeout", seconds=outcome.seconds)
+            return ProgramRun("timeout", seconds=outcome.seconds, limit="time",
+                              limit_note=limit_note("time", limits))
         return ProgramRun("sandbox", seconds=outcome.seconds, detail=outcome.detail or "the sandbox gave no result")
+    limit = record.get("limit")
     return ProgramRun(record["status"], record.get("out") or "", record.get("err") or "", record.get("exit"),
-                      outcome.seconds)
+                      outcome.seconds, limit=limit, limit_note=limit_note(limit, limits))
 
 
 def sandbox_problem(sandbox: str = "bubblewrap") -> str | None:

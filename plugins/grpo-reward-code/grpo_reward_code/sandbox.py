@@ -36,7 +36,11 @@ class SandboxUnavailable(RuntimeError):
 
 @dataclass(frozen=True)
 class Limits:
-    """What one program may use: seconds of wall clock, CPU seconds, bytes, processes, files."""
+    """What one program may use: seconds of wall clock, CPU seconds, bytes, processes, files.
+
+    The CPU-time limit (``cpu_seconds``, whole seconds per process) is by default one second above the wall
+    clock's, so a program on one thread always meets the wall clock first and is told so; a program whose
+    threads spend several cores at once can meet the CPU limit first, and is told that instead."""
 
     timeout: float = 10.0
     memory_mb: int = 1024
@@ -44,10 +48,18 @@ class Limits:
     processes: int = 32
     open_files: int = 64
     output_kb: int = 1024
+    cpu_seconds: int | None = None
+
+    @property
+    def cpu(self) -> int:
+        """The CPU-time limit in whole seconds."""
+        if self.cpu_seconds is not None:
+            return max(1, int(self.cpu_seconds))
+        return max(1, int(self.timeout + 0.999)) + 1
 
     def for_worker(self) -> dict:
         mb = 1024 * 1024
-        return {"cpu": max(1, int(self.timeout + 0.999)), "memory": self.memory_mb * mb,
+        return {"cpu": self.cpu, "memory": self.memory_mb * mb,
                 "file_size": self.file_size_mb * mb, "processes": self.processes,
                 "open_files": self.open_files, "output": self.output_kb * 1024}
 
@@ -57,9 +69,10 @@ class Outcome:
     """What came back from one job: the result records by test index, and how the run ended."""
 
     records: dict
-    status: str  # "ok", "timeout" (the wall clock ran out), "error" (the sandbox itself failed)
+    status: str  # "ok", "timeout" (a time limit ended it), "error" (the sandbox itself failed)
     seconds: float
     detail: str = ""
+    limit: str | None = None  # with "timeout": "time" (the wall clock) or "cpu" (the CPU-time limit)
 
 
 @functools.lru_cache(maxsize=1)
@@ -194,24 +207,34 @@ def run_job(job: dict, limits: Limits, sandbox: str = "bubblewrap") -> Outcome:
         # Only the sandbox's start writes here (the worker silences itself first); a worker the program
         # killed leaves no message, and its program simply passed nothing.
         status, detail = "error", message[0]
-    if any(r.get("status") == "timeout" for r in records.values()):
-        status = "timeout"
-    return Outcome(records, status, time.monotonic() - start, detail)
+    limit = "time" if status == "timeout" else None
+    for record in records.values():
+        if record["status"] == "timeout":
+            status, limit = "timeout", record["limit"]
+    return Outcome(records, status, time.monotonic() - start, detail, limit)
 
 
 def _records(stdout: bytes, mode: str) -> dict:
-    """The worker's lines ``INDEX<tab>STATUS<tab>HEX`` by index, the data decoded as text; in run mode also
-    ``err`` (standard error, decoded) and ``exit`` (the exit status, None when the program was stopped)."""
+    """The worker's lines ``INDEX<tab>STATUS<tab>HEX`` by index, the data decoded as text, and ``limit``: the
+    sandbox limit that stopped the program or raised what it did not catch (``time``, ``cpu``, ``output``,
+    ``memory``, ``file_size``, ``processes``, ``open_files``) or None. A program the CPU-time limit ended has
+    the status ``timeout`` as one the wall clock stopped. In run mode also ``err`` (standard error, decoded)
+    and ``exit`` (the exit status, None when the program was stopped)."""
     key = "out" if mode in ("io", "run") else "value"
     records = {}
     for line in stdout.splitlines()[:10_000]:
         parts = line.split(b"\t")
         try:
             index, status, data = int(parts[0]), parts[1].decode(), bytes.fromhex(parts[2].decode())
-            record = {"i": index, "status": status, key: data.decode("utf-8", "replace") if data else None}
+            limit = {"timeout": "time", "cpu": "cpu", "output": "output"}.get(status)
+            status = "timeout" if status == "cpu" else status
+            record = {"i": index, "status": status, key: data.decode("utf-8", "replace") if data else None,
+                      "limit": limit}
             if mode == "run":
                 record["err"] = bytes.fromhex(parts[3].decode()).decode("utf-8", "replace")
                 record["exit"] = None if parts[4] == b"None" else int(parts[4])
+                if parts[5] in (b"memory", b"file_size", b"processes", b"open_files") and status == "error":
+                    record["limit"] = parts[5].decode()
         except (ValueError, IndexError, UnicodeDecodeError):
             continue
         records[index] = record
