@@ -176,8 +176,8 @@ def length_in_characters(completion):
     return float(len(completion))
 
 
-LONG_TEXT_OVER_BOUND = RewardSpec("long-over-bound", "length, declared at most 100 000", length_in_characters,
-                                  bounds=(0.0, 100_000.0))
+LONG_TEXT_OVER_BOUND = RewardSpec("long-over-bound", "length, declared at most 1 000", length_in_characters,
+                                  bounds=(0.0, 1_000.0))
 
 
 def fails_once(completion):

@@ -46,8 +46,9 @@ def test_a_file_reward_reads_its_columns_and_parameters_from_its_signature(tmp_p
     reward, = grpo_core.load_rewards([f"{path}:score"], params={"lengthy:score": {"bonus": "0.25"}})
     assert reward.__name__ == "lengthy:score"
     assert reward.spec.columns == ("answer",) and reward.spec.bounds == (0.0, 2.0)
-    assert {p.name: p.type for p in reward.spec.params} == {"bonus": float, "label": str, "table": str}
-    assert reward.params == {"bonus": 0.25, "label": "x", "table": None}
+    assert {p.name: p.type for p in reward.spec.params} == {"bonus": float, "label": str, "table": str,
+                                                            "answer_column": str}  # any column can stand for it
+    assert reward.params == {"bonus": 0.25, "label": "x", "table": None, "answer_column": None}
     assert reward.score(completions=["it is 4", "no"], answer=["4", "4"]) == [0.75, 0.25]
 
 

@@ -23,6 +23,7 @@ from grpo_core.checks.results import FAIL, SKIP, CheckReport, PropertyResult
 from grpo_core.checks.run import DEFAULT_BUDGET_S, DEFAULT_MAX_EXAMPLES, dataset_rows, run_checks
 from grpo_core.errors import PluginError, UsageError
 from grpo_core.plugins import get_registry
+from grpo_core.checks.texts import DEFAULT_MAX_COMPLETION_LENGTH
 from grpo_core.plugins.loading import load_dataset, load_environments, load_rewards, validate_columns
 from grpo_core.settings.declared import option
 from grpo_core.settings.layers import flag_layer, parse_key_values, parse_reward_options
@@ -55,8 +56,11 @@ class _BadInput(click.ClickException):
 @option("tool_timeout", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_CALL_TIMEOUT_S, show_default=True,
         help="Seconds each tool call (and reset, and get_reward) of an --env episode may take; give a run's "
         "--tool-timeout to check its tools against it.")
+@click.option("--max-completion-length", type=click.IntRange(min=1), default=DEFAULT_MAX_COMPLETION_LENGTH,
+              show_default=True, metavar="TOKENS", help="The most tokens a run generates per completion (its "
+              "max_completion_length): long hostile texts are sized to it, at 16 characters a token.")
 def check(rewards, reward_args, environments, env_args, dataset, dataset_args, max_examples, budget, seed, as_json,
-          tool_timeout):
+          tool_timeout, max_completion_length):
     """Check rewards with property-based tests before training with them.
 
     For every reward: one float or None per completion, finite and inside its declared bounds,
@@ -117,7 +121,8 @@ def check(rewards, reward_args, environments, env_args, dataset, dataset_args, m
         progress = Progress(budget_s=budget)
         try:
             report = run_checks(selected, max_examples=max_examples, seed=seed, rows=rows,
-                                budget_s=budget * len(selected), progress=progress)
+                                budget_s=budget * len(selected), progress=progress,
+                                max_completion_length=max_completion_length)
         finally:
             progress.close()
     for environment in environments:

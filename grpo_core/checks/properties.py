@@ -14,7 +14,7 @@ from grpo_core.checks.executor import Hung, watched
 from grpo_core.checks.results import FAIL, PASS, SKIP, PropertyResult
 from grpo_core.checks.search import describe, search, violation
 from grpo_core.checks.subject import Item, RewardUnderTest
-from grpo_core.checks.texts import HOSTILE_TEXTS, hostile_texts
+from grpo_core.checks.texts import hostile_for, hostile_texts
 from grpo_core.rewards.declared import Direction
 from grpo_core.rewards.reward import completion_text
 
@@ -240,7 +240,7 @@ def hostile(prop: Property, subject: RewardUnderTest, inputs: Inputs, deadline: 
         return subject.result("hostile", FAIL, f"the check could not run: the reward's column_strategy raised "
                                                f"{type(error).__name__}: {first_line(error)}")
     kinds = ("raised", "output") if subject.status("output") != FAIL else ("raised",)  # else output said it
-    fixed = [Item(text, columns, "", label) for label, text in HOSTILE_TEXTS]
+    fixed = [Item(text, columns, "", label) for label, text in hostile_for(subject.max_completion_length)]
 
     def out_of_bounds(items, outcome):
         for index, score in enumerate(outcome.scores or []):
@@ -301,14 +301,23 @@ def time_limit(prop: Property, subject: RewardUnderTest, inputs: Inputs, deadlin
     hung = subject.hung
     if hung is not None:
         what = "no score" if hung.items == 1 else f"no scores for a batch of {hung.items}"
-        message = (f"time violated: {describe(prop, subject)}; {what} after {hung.seconds:.1f} s. "
-                   f"Make it faster, or declare RewardSpec(timeout=...) so it runs under a hard limit")
+        where, _, function = getattr(subject.spec, "source", "").rpartition(":")
+        limit = ("declare RewardSpec(timeout=...)" if not where else f"set {function}.timeout = 5 in its file"
+                 if where.endswith(".py") else f"call it from a function in a file of yours that sets .timeout = 5")
+        message = (f"time violated: {describe(prop, subject)}; {what} after {hung.seconds:.1f} s "
+                   f"(hostile texts of up to {_hostile_size(subject)}). Make it faster, or {limit} so it runs under "
+                   f"a hard limit")
         return subject.result("time", FAIL, message, hung.example)
-    message = ""
+    message = f"hostile texts of up to {_hostile_size(subject)} (--max-completion-length)"
     if subject.timeouts:
-        message = (f"{subject.timeouts} completion{'s' * (subject.timeouts != 1)} hit the reward's own "
-                   f"{subject.reward.timeout:g} s timeout and scored None")
+        message += (f"; {subject.timeouts} completion{'s' * (subject.timeouts != 1)} hit the reward's own "
+                    f"{subject.reward.timeout:g} s timeout and scored None")
     return subject.result("time", PASS, message)
+
+
+def _hostile_size(subject: RewardUnderTest) -> str:
+    return (f"{max(len(text) for _, text in hostile_for(subject.max_completion_length)):,} characters, sized to "
+            f"{subject.max_completion_length} tokens")
 
 
 def measured(prop: Property, subject: RewardUnderTest, inputs: Inputs, deadline: float, target) -> PropertyResult:

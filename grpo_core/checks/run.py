@@ -15,6 +15,7 @@ from grpo_core.checks.results import FAIL, PASS, SKIP, CheckReport, PropertyResu
 from grpo_core.checks.sizing import Sizing, share, time_first_calls
 from grpo_core.checks.sizing import plan as plan_sizes
 from grpo_core.checks.subject import DEFAULT_ITEM_TIMEOUT_S, RewardUnderTest
+from grpo_core.checks.texts import DEFAULT_MAX_COMPLETION_LENGTH
 from grpo_core.rewards.reward import Reward
 
 DEFAULT_MAX_EXAMPLES = 20
@@ -39,6 +40,7 @@ def run_checks(
     item_timeout_s: float = DEFAULT_ITEM_TIMEOUT_S,
     progress: Quiet | None = None,
     fit_budget: bool = True,
+    max_completion_length: int = DEFAULT_MAX_COMPLETION_LENGTH,
 ) -> CheckReport:
     """Run every property on every reward and collect the results.
 
@@ -48,7 +50,8 @@ def run_checks(
     rewards and properties, and a property that runs out of time passes on the examples it ran; a reward too slow
     for every example in its share is timed on its first calls (which do not count against it) and checked on
     fewer examples, which the report says (``sizing``), and a plugin's measure that would not finish is not started;
-    ``fit_budget=False`` leaves that out (preflight: a run's measures must finish). ``progress``
+    ``fit_budget=False`` leaves that out (preflight: a run's measures must finish). ``max_completion_length``
+    (tokens) sizes the long hostile texts to what a run can generate. ``progress``
     (``progress.Progress``) shows how far it is.
     ``vary_params`` also draws parameter values other than the bound ones (choices, booleans,
     numbers halved and doubled). ``seed`` makes the run reproducible; without one a seed is
@@ -65,6 +68,7 @@ def run_checks(
         subject = RewardUnderTest(reward, vary_params, item_timeout_s)
         subject.progress = progress or Quiet()
         subject.fit_budget = fit_budget
+        subject.max_completion_length = max_completion_length
         report.params[reward.spec.name] = dict(reward.params)
         try:
             report.results.extend(check_one(subject, Inputs(subject, rows, seed, max_examples), reward_deadline))
@@ -74,8 +78,10 @@ def run_checks(
     return report
 
 
-def preflight(rewards: list[Reward], rows: list[dict] | None, budget_s: float = 10.0, seed: int = 0) -> CheckReport:
-    """The quick check training runs first: the selected rewards and parameters on real dataset rows.
+def preflight(rewards: list[Reward], rows: list[dict] | None, budget_s: float = 10.0, seed: int = 0,
+              max_completion_length: int = DEFAULT_MAX_COMPLETION_LENGTH) -> CheckReport:
+    """The quick check training runs first: the selected rewards and parameters on real dataset rows, hostile text
+    sized to the run's ``max_completion_length``.
 
     About ``budget_s`` seconds for all rewards together; stop training when ``not report.ok``.
     """
@@ -87,6 +93,7 @@ def preflight(rewards: list[Reward], rows: list[dict] | None, budget_s: float = 
         budget_s=budget_s,
         vary_params=False,
         fit_budget=False,
+        max_completion_length=max_completion_length,
     )
 
 

@@ -12,7 +12,7 @@ from grpo_core.checks.display import clip, clip_repr
 from grpo_core.checks.executor import Executor, Hung
 from grpo_core.checks.progress import Quiet
 from grpo_core.checks.results import PropertyResult
-from grpo_core.checks.texts import as_chat, token_ids
+from grpo_core.checks.texts import DEFAULT_MAX_COMPLETION_LENGTH, as_chat, token_ids
 from grpo_core.errors import RewardError
 from grpo_core.rewards.reward import Reward, call_arguments, run_coroutine
 from grpo_core.rewards.unscored import Unscored
@@ -158,6 +158,7 @@ class RewardUnderTest:
         self.budget_end = math.inf  # when the budgeted properties must all have stopped
         self.sized = None  # the examples a slow reward is checked on (sizing.Sizing), None when checked in full
         self.fit_budget = True  # whether a slow reward's check is sized to its time budget (run_checks)
+        self.max_completion_length = DEFAULT_MAX_COMPLETION_LENGTH  # tokens a run generates: sizes hostile text
 
     def close(self) -> None:
         self.executor.close()

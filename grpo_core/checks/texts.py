@@ -51,16 +51,25 @@ def _deep_json(depth: int) -> str:
     return '{"a": ' * depth + "1" + "}" * depth
 
 
-def _hostile() -> list[tuple[str, str]]:
-    """(label, text) pairs that have crashed or hung real reward functions."""
+CHARS_PER_TOKEN = 16  # the most characters a completion's token is taken to hold, a margin over any tokenizer's
+DEFAULT_MAX_COMPLETION_LENGTH = 256  # TRL's GRPOConfig default, in tokens
+
+
+def _size_label(size: int) -> str:
+    return "1 MB" if size == 1_000_000 else f"{size:,} characters"
+
+
+def _hostile(size: int = 1_000_000) -> list[tuple[str, str]]:
+    """(label, text) pairs that have crashed or hung real reward functions; the long ones ``size`` characters."""
     tags = "<think><answer></think>"
+    label = _size_label(size)
     return [
         ("empty", ""),
         ("whitespace", " \n\t\r  \n"),
-        ("1 MB of one letter", "x" * 1_000_000),
-        ("1 MB of tags", (tags * (1_000_000 // len(tags)))),
-        ("1 MB of digits", "9" * 1_000_000),
-        ("1 MB of spaces, then an answer", " " * 1_000_000 + "<answer>1</answer>"),
+        (f"{label} of one letter", "x" * size),
+        (f"{label} of tags", (tags * (size // len(tags)))),
+        (f"{label} of digits", "9" * size),
+        (f"{label} of spaces, then an answer", " " * size + "<answer>1</answer>"),
         ("control characters", "".join(chr(i) for i in range(32)) + "\x7f\x85\u2028\u2029\ufeff\u200b\u202e"),
         ("NUL bytes", "answer\x00is\x00\x00 42"),
         ("lone surrogate", "\ud800"),
@@ -90,6 +99,14 @@ def _hostile() -> list[tuple[str, str]]:
 
 
 HOSTILE_TEXTS: tuple[tuple[str, str], ...] = tuple(_hostile())
+
+
+def hostile_for(max_completion_length: int) -> tuple[tuple[str, str], ...]:
+    """``HOSTILE_TEXTS`` with the long texts sized to what a run generating ``max_completion_length`` tokens can
+    produce (``CHARS_PER_TOKEN`` characters a token, at most 1 MB), and every other text cut to that size: a reward
+    slow only on longer text has no bug a run can meet."""
+    size = min(1_000_000, max(1, max_completion_length) * CHARS_PER_TOKEN)
+    return tuple((label, text[:size]) for label, text in _hostile(size))
 
 
 def hostile_texts(include_fixed: bool = True) -> st.SearchStrategy[str]:

@@ -40,14 +40,23 @@ from grpo_core.settings.syntax import REMOTE_PREFIX, is_path_name, short_name
 from grpo_core.specs import DatasetSpec, EnvironmentSpec, LazyCallable, RewardSpec, validate_timeout
 
 EXTRAS = ("prompt", "prompts", "completion_ids")  # what Reward passes by name, never a dataset column
+TRL_NAMES = ("prompts", "completions", "completion_ids", "trainer_state", "log_extra", "log_metric", "environments")
 _PARAM_TYPES = (bool, int, float, str)
 
 
 @dataclass(frozen=True)
 class PathRewardSpec(RewardSpec):
-    """A reward loaded from a path; ``source`` is the absolute spelling that selects it again from any folder."""
+    """A reward loaded from a path; ``source`` is the absolute spelling that selects it again from any folder.
+
+    ``trl_call``: the function is written for TRL (it names ``completions``, ``prompts`` or ``completion_ids``) and
+    is called as TRL calls it: every argument by keyword, its completions in the shape TRL gives them for the
+    run's dataset (``completion_shape``: "chat" for message lists, "text" for strings, "" as given), and, when it
+    takes ``**kwargs``, every dataset column (``optional_columns``, filled in for the dataset)."""
 
     source: str = ""
+    trl_call: bool = False
+    completion_shape: str = ""
+    remaps: tuple[str, ...] = ()  # the COLUMN_column parameters made for it: never passed to the function
 
 
 @dataclass(frozen=True)
@@ -247,19 +256,42 @@ def _reward_spec(found, name: str, source: str) -> PathRewardSpec:
         signature = inspect.signature(found)
     except (TypeError, ValueError):
         raise UsageError(f"{where}: its signature cannot be read; name a plain function") from None
-    positional = [p for p in signature.parameters.values()
-                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    if not positional or positional[0].name in EXTRAS:
-        raise UsageError(f"{where}: its first parameter must be the completion, e.g. score(completion, answer), or "
-                         f"the batch, score(completions, **columns)")
-    columns, params = _columns_and_params(list(signature.parameters.values())[1:], where)
+    parameters = list(signature.parameters.values())
+    trl_call = any(p.name in ("completions", "prompts", "completion_ids") for p in parameters)
+    if trl_call:  # TRL passes every argument by keyword: any order, and the columns by their names
+        parameters = [p for p in parameters if p.name not in TRL_NAMES]
+    else:
+        positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        if not positional or positional[0].name in EXTRAS:
+            raise UsageError(f"{where}: its first parameter must be the completion, e.g. score(completion, answer), "
+                             f"or it takes TRL's keywords, score(completions, **kwargs)")
+        parameters = parameters[1:]
+    columns, params = _columns_and_params(parameters, where)
+    remaps = _column_params(columns, params)
     return PathRewardSpec(
         name=name, description=_description(found, source), func=_picklable(found, source),
-        bounds=_bounds(getattr(found, "bounds", (0.0, 1.0)), where), columns=columns, params=params,
-        batched=positional[0].name == "completions", timeout=_timeout(getattr(found, "timeout", None), where),
+        bounds=_bounds(getattr(found, "bounds", (0.0, 1.0)), where), columns=columns,
+        params=params + remaps, remaps=tuple(p.name for p in remaps), batched=trl_call,
+        timeout=_timeout(getattr(found, "timeout", None), where),
         checks=_checks(getattr(found, "checks", RewardChecks()), where), distribution=source.rpartition(":")[0],
-        source=source,
+        source=source, trl_call=trl_call, completion_shape=_hinted_shape(signature),
     )
+
+
+def _column_params(columns: tuple[str, ...], params: tuple[Param, ...]) -> tuple[Param, ...]:
+    """A ``COLUMN_column`` parameter for each column the function reads, so any dataset's column can stand for it."""
+    taken = {p.name for p in params}
+    return tuple(Param(f"{column}_column", None, str, f"the dataset column read as '{column}' (default: "
+                       f"'{column}')") for column in columns if f"{column}_column" not in taken)
+
+
+def _hinted_shape(signature: inspect.Signature) -> str:
+    """The completion shape the ``completions`` type hint names: "chat" for message dicts, "text" for strings."""
+    hint = signature.parameters.get("completions")
+    if hint is None or hint.annotation is inspect.Parameter.empty:
+        return ""
+    text = hint.annotation if isinstance(hint.annotation, str) else str(hint.annotation)
+    return "chat" if "dict" in text else "text" if re.search(r"\bstr\b", text) else ""
 
 
 def _columns_and_params(parameters: list, where: str) -> tuple[tuple[str, ...], tuple[Param, ...]]:

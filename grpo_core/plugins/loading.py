@@ -196,8 +196,13 @@ def model_path(name: str) -> str:
 def validate_columns(dataset, rewards, dataset_name: str) -> None:
     """Raise a UsageError when a selected reward reads a column the dataset lacks, or that is empty in some rows.
 
-    A csv row with fewer fields than the header, or a json row without the key, reads as None there.
+    A csv row with fewer fields than the header, or a json row without the key, reads as None there. A reward
+    written for TRL is first fitted to the dataset (``Reward.fit_dataset``): the completion shape TRL gives it
+    there, and every column for one that reads ``**kwargs``.
     """
+    conversational = bool(len(dataset)) and "prompt" in dataset.column_names and is_conversational(dataset[0]["prompt"])
+    for reward in rewards:
+        reward.fit_dataset(dataset.column_names, conversational)
     have = set(dataset.column_names)
     _validate_present(dataset, rewards, dataset_name, have)
     for reward in rewards:
@@ -214,17 +219,34 @@ def validate_columns(dataset, rewards, dataset_name: str) -> None:
                 )
 
 
+def is_conversational(prompt) -> bool:
+    """A prompt in chat form (a list of messages), for which TRL gives completions as message lists."""
+    return isinstance(prompt, list) and bool(prompt) and all(isinstance(m, dict) and "role" in m for m in prompt)
+
+
 def _validate_present(dataset, rewards, dataset_name: str, have: set) -> None:
     for reward in rewards:
         for column, source in reward.columns.items():
             if source not in have and column not in reward.optional:
+                remap = any(p.name == f"{column}_column" for p in reward.spec.params)
+                example = next((c for c in ("answer", "solution") if c in have), "COLUMN")
+                fixes = [f"--reward-arg {reward.__name__}.{column}_column={example}"] if remap else []
+                option = "answer" if source == "answer" else "columns"
+                if option in _dataset_param_names(dataset_name):
+                    fixes.append(f"--dataset-arg {'answer=COLUMN' if source == 'answer' else f'columns={source}=COLUMN'}")
                 raise UsageError(
                     f"reward '{reward.__name__}' needs the column '{source}', but dataset '{dataset_name}' has "
-                    f"{', '.join(sorted(have))}; pick a dataset with that column, expose one under that name with "
-                    f"--dataset-arg {'answer=COLUMN' if source == 'answer' else f'columns={source}=COLUMN'}, "
-                    f"or remap the reward with "
-                    f"--reward-arg {reward.__name__}.{column}_column=COLUMN"
+                    f"{', '.join(sorted(have))}; " + (f"read it from one of those with {' or '.join(fixes)}, or "
+                                                      if fixes else "") + "pick a dataset with that column"
                 )
+
+
+def _dataset_param_names(name: str) -> set[str]:
+    """The parameters dataset ``name`` takes (none known for one that is not installed)."""
+    try:
+        return {p.name for p in get_registry().dataset(name).params}
+    except Exception:
+        return set()
 
 
 @dataclass

@@ -44,7 +44,17 @@ def call_arguments(spec, params: dict, texts: list[str], columns: dict[str, list
     ``index=None`` is the batched call: lists for every column, ``prompt`` and ``prompts`` both the list.
     """
     accepted, takes_all = _accepts(spec.func)
-    kwargs = {k: v for k, v in params.items() if takes_all or k in accepted}
+    remaps = getattr(spec, "remaps", ())
+    kwargs = {k: v for k, v in params.items() if k in accepted or takes_all and k not in remaps}
+    if getattr(spec, "trl_call", False):  # as TRL calls it: keywords only, the completions in the run's shape
+        kwargs.update(columns)
+        kwargs["completions"] = [shaped(c, spec.completion_shape) for c in texts]
+        n = len(texts)  # TRL always passes prompts and token ids: a caller without them gets empty ones
+        extras = {"prompts": [""] * n if prompts is None else prompts,
+                  "completion_ids": [[] for _ in range(n)] if completion_ids is None else completion_ids,
+                  "log_metric": log_metric}
+        kwargs.update({key: value for key, value in extras.items() if takes_all or key in accepted})
+        return (), kwargs
     if index is None:
         kwargs.update(columns)
         extras = {"completion_ids": completion_ids, "prompt": prompts, "prompts": prompts, "log_metric": log_metric}
@@ -56,6 +66,16 @@ def call_arguments(spec, params: dict, texts: list[str], columns: dict[str, list
         args = (texts[index],)
     kwargs.update({key: value for key, value in extras.items() if key in accepted})
     return args, kwargs
+
+
+def shaped(completion: Any, shape: str) -> Any:
+    """A completion in the shape a reward written for TRL reads: "chat" (``[{"role": "assistant", "content":
+    ...}]``), "text", or "" (as given)."""
+    if shape == "text":
+        return completion_text(completion)
+    if shape == "chat" and not isinstance(completion, list):
+        return [{"role": "assistant", "content": completion_text(completion)}]
+    return completion
 
 
 def completion_text(completion: Any) -> str:
@@ -127,6 +147,21 @@ class Reward:
     def __repr__(self) -> str:
         return f"<Reward {self.spec.name} params={self.params} weight={self.weight}>"
 
+    def fit_dataset(self, column_names, conversational: bool) -> None:
+        """Fit a reward written for TRL to the run's dataset, as TRL would call it there: its completions in the
+        dataset's shape (message lists for a conversational prompt, text otherwise) and, when it takes
+        ``**kwargs``, every column of the dataset. Other rewards are left as they are."""
+        if not getattr(self.spec, "trl_call", False):
+            return
+        changes: dict = {"completion_shape": "chat" if conversational else "text"}
+        if _accepts(self.spec.func)[1]:
+            declared = set(self.spec.required_columns(self.params))
+            changes["optional_columns"] = tuple(c for c in column_names if c not in declared
+                                                and c not in ("prompt", "completion", "completion_ids"))
+        self.spec = dataclasses.replace(self.spec, **changes)
+        self.optional = self.spec.optional_column_sources(self.params)
+        self.columns = {**self.spec.required_columns(self.params), **self.optional}
+
     def __call__(self, prompts=None, completions=None, completion_ids=None, **kwargs) -> list[float | None]:
         return self.score(prompts, completions, completion_ids, **kwargs)
 
@@ -139,7 +174,8 @@ class Reward:
         """``score``'s scores and, per item, why it was not scored: "error", "timeout", "unscorable" or None."""
         completions = list(completions or [])
         n = len(completions)
-        texts = [completion_text(c) for c in completions]
+        # a reward written for TRL gets the completions as TRL gives them; every other, their text
+        texts = completions if getattr(self.spec, "trl_call", False) else [completion_text(c) for c in completions]
         columns = {}
         for name, source in self.columns.items():
             if source in kwargs:
@@ -155,7 +191,8 @@ class Reward:
         log_metric = kwargs.get("log_metric")
         call = (texts, columns, prompts, completion_ids, log_metric)
         if self.spec.batched:
-            scores, reasons = self._score_batch(call, n)
+            scores, reasons = self._score_batch(call, n, {key: kwargs[key] for key in _TRL_KWARGS if key in kwargs
+                                                         and key != "log_metric"})
         else:
             scores, reasons = self._score_items(call, n)
         if log_metric is not None:
@@ -208,9 +245,12 @@ class Reward:
             self._fail(first_error, texts, columns)
         return scores, reasons
 
-    def _score_batch(self, call, n):
+    def _score_batch(self, call, n, trl_arguments=None):
         texts, columns = call[0], call[1]
         args, kwargs = call_arguments(self.spec, self.params, *call[:4], log_metric=call[4])
+        if getattr(self.spec, "trl_call", False):  # TRL's own arguments too, where the function reads them
+            accepted, takes_all = _accepts(self.spec.func)
+            kwargs.update({key: value for key, value in (trl_arguments or {}).items() if takes_all or key in accepted})
         try:
             values = self.spec.func(*args, **kwargs)
             values = list(run_coroutine(values) if inspect.isawaitable(values) else values)
@@ -306,7 +346,7 @@ def _process_count() -> int:
 def _as_score(value: Any) -> float | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) and not hasattr(value, "__float__"):
+    if not isinstance(value, (int, float)) and not hasattr(value, "__float__"):  # bools count, as TRL counts them
         raise TypeError(f"returned {value!r} ({type(value).__name__}), expected a float or None")
     score = float(value)
     if not math.isfinite(score):

@@ -13,6 +13,7 @@ from grpo_core.checks.report import format_report, preflight_summary
 from grpo_core.checks.env_properties import check_environment
 from grpo_core.checks.results import CheckReport
 from grpo_core.checks.run import dataset_rows, preflight as preflight_checks
+from grpo_core.checks.texts import DEFAULT_MAX_COMPLETION_LENGTH
 from grpo_core.errors import GrpoError, UsageError
 from grpo_core.plugins import get_registry
 from grpo_core.plugins.loading import (episode_rewards, is_episode_reward, load_environments, load_rewards,
@@ -214,7 +215,9 @@ def preflight(run) -> None:
     checked = [r.__name__ for r in rewards] + [f"environment {e.name}" for e in run.environments]
     if checked:
         click.echo(f"preflight: quick checks of {', '.join(checked)} on {len(rows)} dataset rows", err=True)
-    report = preflight_checks(rewards, rows, budget_s=PREFLIGHT_BUDGET_S) if rewards else CheckReport(seed=0)
+    tokens = int(run.grpo.get("max_completion_length") or DEFAULT_MAX_COMPLETION_LENGTH)
+    report = (preflight_checks(rewards, rows, budget_s=PREFLIGHT_BUDGET_S, max_completion_length=tokens) if rewards
+              else CheckReport(seed=0))
     for environment in run.environments:  # a few episodes each, each call under the run's own tool limit
         report.results.extend(check_environment(environment, rows, seed=0, max_examples=PREFLIGHT_EPISODES,
                                                 call_timeout_s=run.settings.tool_timeout))
