@@ -6,11 +6,10 @@ on the import path, as ``trl grpo --reward_funcs`` does). A ``:`` inside the pat
 
 A reward from a path is named ``STEM:FUNCTION`` for a file (``brevity:score`` for ``./rewards/brevity.py:score``)
 and ``MODULE:FUNCTION`` for a module, the same from any folder: that name is its metrics' (``rewards/<name>/mean``),
-and ``--reward-arg`` takes it or the name as written. Its function's signature says what it reads, as for a plugin:
-the first parameter is the completion (``completions``: a batch, TRL's spelling), parameters without a default are
-dataset columns, keyword parameters with a number, text or bool default are its ``--reward-arg`` parameters. What a
-signature cannot say the function carries as attributes: ``score.bounds = (0, 10)`` (default ``(0, 1)``),
-``score.checks = RewardChecks(...)`` and ``score.timeout = 5``. A ``RewardSpec`` may be named instead of a function.
+and ``--reward-arg`` takes it or the name as written. Its signature says what it reads: the first parameter is the
+completion (unless it names TRL's ``completions``, ``prompts`` or ``completion_ids``: then it is called as TRL calls
+it), parameters without a default are columns, keyword parameters with a number, text or bool default are parameters.
+Attributes say the rest: ``score.bounds = (0, 10)``, ``score.checks = RewardChecks(...)``, ``score.timeout = 5``.
 
 A file is imported once, under a module name made from its absolute path, and its functions pickle as that path and
 name (``FileFunction``), so a worker process imports the file itself.
@@ -46,12 +45,8 @@ _PARAM_TYPES = (bool, int, float, str)
 
 @dataclass(frozen=True)
 class PathRewardSpec(RewardSpec):
-    """A reward loaded from a path; ``source`` is the absolute spelling that selects it again from any folder.
-
-    ``trl_call``: the function is written for TRL (it names ``completions``, ``prompts`` or ``completion_ids``) and
-    is called as TRL calls it: every argument by keyword, its completions in the shape TRL gives them for the
-    run's dataset (``completion_shape``: "chat" for message lists, "text" for strings, "" as given), and, when it
-    takes ``**kwargs``, every dataset column (``optional_columns``, filled in for the dataset)."""
+    """A reward loaded from a path; ``source`` selects it again from any folder. ``trl_call``: written for TRL, so
+    called as TRL calls it (``Reward.fit_dataset``), its completions "chat", "text" or "" (as given)."""
 
     source: str = ""
     trl_call: bool = False
@@ -129,8 +124,6 @@ def _locate(kind: str, name: str) -> tuple[str, str, str | None]:
         raise UsageError(f"{kind} '{name}' is neither installed, nor a file ('{where}' does not exist), nor a module "
                          f"path; check the name (a ':' inside a path is not supported)")
     return f"{where}:{function}", function, where
-
-
 
 
 def module_name_for(path: str) -> str:
@@ -280,17 +273,14 @@ def _reward_spec(found, name: str, source: str) -> PathRewardSpec:
 
 def _column_params(columns: tuple[str, ...], params: tuple[Param, ...]) -> tuple[Param, ...]:
     """A ``COLUMN_column`` parameter for each column the function reads, so any dataset's column can stand for it."""
-    taken = {p.name for p in params}
-    return tuple(Param(f"{column}_column", None, str, f"the dataset column read as '{column}' (default: "
-                       f"'{column}')") for column in columns if f"{column}_column" not in taken)
+    return tuple(Param(f"{c}_column", None, str, f"the dataset column read as '{c}' (default: '{c}')")
+                 for c in columns if f"{c}_column" not in {p.name for p in params})
 
 
 def _hinted_shape(signature: inspect.Signature) -> str:
     """The completion shape the ``completions`` type hint names: "chat" for message dicts, "text" for strings."""
     hint = signature.parameters.get("completions")
-    if hint is None or hint.annotation is inspect.Parameter.empty:
-        return ""
-    text = hint.annotation if isinstance(hint.annotation, str) else str(hint.annotation)
+    text = "" if hint is None or hint.annotation is inspect.Parameter.empty else str(hint.annotation)
     return "chat" if "dict" in text else "text" if re.search(r"\bstr\b", text) else ""
 
 

@@ -11,11 +11,8 @@ catch is printed there as a traceback (exit status 1), and ``SystemExit`` sets t
 sandbox limit behind an exception the program did not catch (``memory``, ``file_size``, ``processes``,
 ``open_files``) or is ``-``.
 
-A program the CPU-time limit ends (SIGXCPU at the soft limit, SIGKILL at the hard one, its CPU time at the
-limit) has the status ``cpu``; one the wall clock stops, ``timeout``. The CPU limit is set above the wall
-clock's, so a single thread always meets the wall clock first; only threads spending several cores at once
-reach the CPU limit first. A signal the program sends itself, with its CPU time under the limit, stays a
-signal.
+A program the CPU-time limit ends has the status ``cpu``; one the wall clock stops, ``timeout``. The CPU limit
+is above the wall clock's, so only threads spending several cores at once meet it first.
 
 It never runs the program's code. In ``io`` mode the child runs the program on each input and the worker
 passes the output on. In ``assert`` mode the child runs the program once and then answers calls: the worker
@@ -161,9 +158,8 @@ def run_script(program, namespace):
 
 
 def limit_behind(error):
-    """The sandbox limit that raised ``error``, or None: memory (RLIMIT_AS), a file's size (RLIMIT_FSIZE: the
-    write fails with EFBIG, SIGXFSZ being ignored), open files (EMFILE), processes (a fork refused with EAGAIN
-    while this process still cannot fork one)."""
+    """The sandbox limit that raised ``error``, or None: memory, a file's size (EFBIG), open files (EMFILE),
+    processes (a fork refused with EAGAIN while this process still cannot fork)."""
     if isinstance(error, MemoryError):
         return "memory"
     number = getattr(error, "errno", None) if isinstance(error, OSError) else None
