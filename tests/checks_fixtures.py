@@ -9,6 +9,7 @@ import math
 import os
 import random
 import re
+from fractions import Fraction
 import time
 from pathlib import Path
 
@@ -134,10 +135,16 @@ BAD_GOLD = RewardSpec("bad-gold", "exact match with the answer", exact_answer, c
                       checks=RewardChecks(column_strategy=_answers, gold_example=_boxed))
 
 
+def _same_value(text):
+    """A number as its exact value (1, 1.0 and +1 are one answer), other text as written."""
+    text = str(text).strip()
+    return Fraction(text) if re.fullmatch(r"[-+]?\d+(\.\d+)?", text) else text
+
+
 def boxed_answer(completion, answer):
     """1 when every \\boxed{...} holds the answer (two different boxed answers are a hedge), 0 otherwise."""
-    found = {box.strip() for box in re.findall(r"\\boxed\{([^{}]*)\}", completion)}
-    return 1.0 if found == {str(answer).strip()} else 0.0
+    found = {_same_value(box) for box in re.findall(r"\\boxed\{([^{}]*)\}", completion)}
+    return 1.0 if found == {_same_value(answer)} else 0.0
 
 
 def _right_beats_wrong(params):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import re
+from fractions import Fraction
 
 from grpo_core import Param, RewardChecks, RewardSpec
 
@@ -65,9 +66,16 @@ def _answer_tag(completion):
     return completion[start + len("<answer>"):end].strip() if 0 <= start < end else None
 
 
+def _value(text):
+    """A number as its exact value (7, 7.0 and +7 are one answer), other text as written."""
+    text = str(text).strip()
+    return Fraction(text) if re.fullmatch(r"[-+]?\d+(\.\d+)?", text) else text
+
+
 def exact_tagged(completion, answer):
-    """1 when the answer tag holds the answer written as a number."""
-    return 1.0 if _answer_tag(completion) == str(answer).strip() else 0.0
+    """1 when the answer tag holds the answer (a number by its value)."""
+    tag = _answer_tag(completion)
+    return 1.0 if tag is not None and _value(tag) == _value(answer) else 0.0
 
 
 def evaluated_tagged(completion, answer):

@@ -88,7 +88,7 @@ def test_checking_every_reward_leaves_out_one_checked_by_name_only_and_says_how_
 
 
 async def async_exact(completions, **columns):
-    if any(len(c) > 100_000 for c in completions):
+    if any(len(c) > 4_000 for c in completions):  # the longest hostile texts, sized to 256 tokens, are 4,096
         raise ValueError("too long to judge")
     return [Unscored("unscorable", "empty") if not c.strip() else exact(c) for c in completions]
 

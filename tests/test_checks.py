@@ -101,14 +101,18 @@ def test_crash_on_hostile_text_fails_hostile():
     assert "UnicodeEncodeError" in message and "surrogate" in message
 
 
-def test_hanging_reward_fails_time_quickly_and_stops_its_checks():
+def test_hanging_reward_fails_time_quickly_and_runs_on_until_it_hangs_again():
     started = time.monotonic()
     report = check(fx.SLEEPER, item_timeout_s=1.0)
     elapsed = time.monotonic() - started
     assert failed(report, fx.SLEEPER) == ["time"]
     assert elapsed < 20, f"took {elapsed:.1f} s; the reward sleeps 60 s"
     assert "no score" in report.result("sleeper", "time").message
-    assert all(r.status == "skip" for r in report.results if r.property != "time")
+    messages = [r.message for r in report.results if r.property != "time"]
+    hangs = [i for i, m in enumerate(messages) if m.startswith("interrupted: the reward hung")]
+    assert len(hangs) == 2, messages  # the first hang killed its worker; the properties after it ran, to a second
+    assert report.result("sleeper", "bounds").status == "pass"  # between the two: it scores text without tags
+    assert all(m.startswith("not run: the reward hung") or "declares no" in m for m in messages[hangs[1] + 1:])
 
 
 def test_runaway_regex_that_holds_the_gil_is_stopped():
@@ -152,7 +156,7 @@ def test_random_reward_fails_determinism():
 
 def test_gold_completion_below_the_top_bound_fails_gold():
     report = check(fx.BAD_GOLD)
-    assert failed(report, fx.BAD_GOLD) == ["gold"]
+    assert failed(report, fx.BAD_GOLD) == ["gold", "equivalent-forms"]  # its exact comparison refuses 12.0 too
     result = report.result("bad-gold", "gold")
     assert "the gold completion 'The answer is \\\\boxed{" in result.message and "scored 0.0" in result.message
 
@@ -163,6 +167,7 @@ def test_sound_reward_passes_every_property_it_declares():
     statuses = {r.property: r.status for r in report.results}
     assert statuses["gold"] == statuses["direction: the right answer beats a wrong one"] == "pass"
     assert all(status == "pass" for prop, status in statuses.items() if prop != "rows")
+    assert "empty-tags" not in statuses  # it pays no tags: nothing to hold empty ones to
     assert statuses["rows"] == "skip" and "declares no row_problems" in report.result("sound-answer", "rows").message
 
 
@@ -236,7 +241,7 @@ def test_preflight_names_a_column_the_dataset_lacks_and_how_to_map_it():
 def test_preflight_catches_a_gold_mismatch_on_real_rows():
     rows = [{"prompt": "q", "answer": "12"}]
     report = preflight([Reward(fx.BAD_GOLD, fx.BAD_GOLD.resolve())], rows)
-    assert report.failed("bad-gold") == ["gold"]
+    assert report.failed("bad-gold") == ["gold", "equivalent-forms"]
     assert report.result("bad-gold", "gold").counterexample["columns"] == [{"answer": "12"}]
 
 

@@ -75,7 +75,8 @@ def test_the_undeclared_wrong_sign_length_reward_fails_on_padding():
 
 def test_a_reward_that_ignores_the_answer_fails_on_the_copied_prompt():
     report = check(fx.IGNORES_ANSWER)
-    assert report.failed("ignores-answer") == ["degenerate"]
+    # the same bug seen from the right answer: a wrong one in its place, or beside it, is paid as much
+    assert report.failed("ignores-answer") == ["degenerate", "near-miss", "one-answer"]
     result = report.result("ignores-answer", "degenerate")
     assert result.counterexample["input"] == "the prompt copied back"
     (copied,) = result.counterexample["completions"]
@@ -83,7 +84,7 @@ def test_a_reward_that_ignores_the_answer_fails_on_the_copied_prompt():
     assert f"the prompt copied back, {copied!r}, scored 1.0, above 0.5" in result.message
     # On a run's real rows too, with their prompts.
     real = preflight([Reward(fx.IGNORES_ANSWER, fx.IGNORES_ANSWER.resolve())], SUMS)
-    assert real.failed("ignores-answer") == ["degenerate"]
+    assert real.failed("ignores-answer") == ["degenerate", "near-miss", "one-answer"]
     assert real.result("ignores-answer", "degenerate").counterexample["completions"][0] in [r["prompt"] for r in SUMS]
 
 

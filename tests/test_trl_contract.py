@@ -19,8 +19,11 @@ SIGNATURES = textwrap.dedent('''
 
     def _right(completion, answer):
         text = completion[0]["content"] if isinstance(completion, list) else completion
-        found = re.search(r"<answer>(.*?)</answer>", text, re.S)
-        return bool(found) and found.group(1).strip() == str(answer).strip()
+        found = re.findall(r"<answer>(.*?)</answer>", text, re.S)
+        try:  # the last answer tag, as a number: 22, 22.0 and +22 are one answer
+            return len(found) > 0 and float(found[-1].strip()) == float(str(answer))
+        except ValueError:
+            return False
 
 
     def reads_kwargs(completions, **kwargs):
@@ -39,15 +42,16 @@ SIGNATURES = textwrap.dedent('''
         return [_right(c, a) for c, a in zip(completions, answer)]
 
 
-    def reads_messages(completions, **kwargs):
+    def reads_messages(completions, answer, **kwargs):
         """Reads completion[0]["content"], as TRL's own rewards do on a conversational dataset."""
-        return [float("<answer>" in c[0]["content"]) for c in completions]
+        return [float(_right(c[0]["content"], a)) for c, a in zip(completions, answer)]
 
 
     def sees_what_trl_passes(completions, trainer_state, answer, **kwargs):
         """Fails loudly unless it gets what TRL gives a reward."""
         assert isinstance(completions[0], list) and completions[0][0]["role"] == "assistant"
-        return [0.5 for _ in completions]
+        assert type(trainer_state).__name__ == "TrainerState"
+        return [float(_right(c, a)) for c, a in zip(completions, answer)]
 ''')
 NAMES = ("reads_kwargs", "prompts_first", "booleans", "reads_messages")
 TRL_REWARDS = {  # name -> reward arguments it needs on arithmetic
@@ -82,7 +86,7 @@ def test_rewards_in_trls_signatures_are_called_as_trl_calls_them(signatures):
         completions = [[{"role": "assistant", "content": text}] for text in (right, wrong)]
         scores = reward(prompts=[rows[0]["prompt"]] * 2, completions=completions, completion_ids=[[1], [2]],
                         answer=[answer] * 2, trainer_state=object(), log_metric=lambda *a: None)
-        assert scores == ([1.0, 1.0] if reward.__name__.endswith("reads_messages") else [1.0, 0.0]), reward
+        assert scores == [1.0, 0.0], reward
         assert all(type(score) is float for score in scores)
         # The checks give text: it reaches the reward in the dataset's shape too
         assert reward(completions=[right, wrong], answer=[answer] * 2)[0] == 1.0

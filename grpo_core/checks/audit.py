@@ -46,6 +46,9 @@ def degenerate_pairs(value) -> tuple[list, str]:
 
 def degenerate(prop: Property, subject: RewardUnderTest, inputs: Inputs, deadline: float) -> PropertyResult:
     share = float(subject.spec.checks.degenerate_share)
+    if subject.hi <= 0:
+        return subject.result("degenerate", SKIP, f"a penalty-only reward (high bound {subject.hi:g}) leaves any "
+                                                  "completion it does not penalise at its top: see penalty")
     if share >= 1.0:
         return subject.result("degenerate", SKIP, f"the reward sets degenerate_share={share:g}, so it may pay a "
                                                   "completion that skips the task up to its high bound")

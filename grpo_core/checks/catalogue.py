@@ -6,10 +6,14 @@ pay); the plan, the report's order and its "not checked" lines follow from the r
 
 from __future__ import annotations
 
-from grpo_core.checks import audit, properties
+from grpo_core.checks import audit, properties, right_answers as right
 from grpo_core.checks.degenerate import GENERIC_ATTACKS
 from grpo_core.checks.registry import Property, Registry
 from grpo_core.checks.texts import HOSTILE_TEXTS
+
+# The right-answer properties: for a reward that reads an answer column and pays above 0; comparing its scores needs
+# deterministic ones.
+_RIGHT = {"when": right.reads_gold, "skip": properties.needs_determinism}
 
 REGISTRY = Registry(
     Property("columns", "the dataset has every column the reward reads", audit.columns, stage="first", cost=0),
@@ -54,6 +58,19 @@ REGISTRY = Registry(
         runs_before="deterministic",  # early: hostile's slow texts can spend the time budget
         cost=20,  # the attacks on one row
     ),
+    Property("pays-gold", "some form of the right answer, built from the row's answer column, earns the top on "
+             "most rows, and stays inside the bounds", right.pays_gold, **_RIGHT, cost=10),
+    Property("equivalent-forms", "a right answer written with other whitespace, a trailing .0 or a + scores the same",
+             right.equivalent_forms, **_RIGHT, cost=5),
+    Property("near-miss", "the answer off by one, times ten, with its sign flipped or a digit dropped, in the form "
+             "that was paid, scores below it", right.near_miss, **_RIGHT, cost=5),
+    Property("one-answer", "two different answers in one completion are not paid", right.one_answer, **_RIGHT, cost=4),
+    Property("empty-tags", "tags with nothing in them, or the prompt's instruction copied back, score below filled "
+             "tags", right.empty_tags, skip=properties.needs_determinism, cost=5),
+    Property("state", "a completion scores the same alone, twice, and after other calls", right.state, **_RIGHT,
+             cost=8),
+    Property("penalty", "a penalty-only reward fires on long or repetitive completions and never on short ones",
+             right.penalty, when=lambda subject: subject.hi <= 0, cost=5),
     Property(
         "rows", "the reward's row_problems finds nothing that makes a row unfit for it", audit.rows,
         declare=('declare one like this: checks=RewardChecks(column_strategy=lambda params: '

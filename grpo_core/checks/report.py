@@ -60,7 +60,8 @@ def format_report(report: CheckReport, color: bool = False, width: int | None = 
         if r.counterexample:
             lines.append("  counterexample:")
             for key, value in r.counterexample.items():
-                lines.append(f"    {key}: {show(value)}")
+                if key != "full completions":  # --json holds them; the table shows the cut ones above
+                    lines.append(f"    {key}: {show(value)}")
         details.append("\n".join(lines))
     if report.warnings():
         details.append("warnings:\n" + "\n".join(f"  {line}" for line in report.warnings()))

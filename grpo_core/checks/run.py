@@ -100,7 +100,8 @@ def preflight(rewards: list[Reward], rows: list[dict] | None, budget_s: float = 
 def check_one(subject: RewardUnderTest, inputs: Inputs, deadline: float,
               registry: Registry = REGISTRY) -> list[PropertyResult]:
     """Every property of ``registry`` on one reward, in the plan's order; the "budget" stage shares the time
-    until ``deadline``, and a hung call stops it (the "last" stage then says so)."""
+    until ``deadline``; a hung call stops the property it hung in, and the rest too unless its worker process was
+    killed with it (the "last" stage then says so)."""
     plan = registry.plan(subject)
     for planned in [p for p in plan if p.prop.stage == "first"]:
         result = _run(planned, subject, inputs, math.inf)
@@ -118,8 +119,11 @@ def check_one(subject: RewardUnderTest, inputs: Inputs, deadline: float,
                 subject.progress.slow()
     subject.budget_end, subject.sized = (deadline if subject.fit_budget else math.inf), sizing
     sized = inputs.sized(sizing.examples) if sizing is not None else inputs
+    hangs = 0
     for index, planned in enumerate(budgeted):
-        if subject.hung is not None:
+        # A hang in a worker process ended with the worker: the other properties run on, until a second hang says
+        # it hangs on anything. One in a thread may still hold the interpreter, so nothing more is run.
+        if subject.hung is not None and (subject.executor.mode != "process" or hangs > 1):
             subject.results.append(subject.result(planned.name, SKIP, "not run: the reward hung (see time)"))
             continue
         if planned.undeclared:
@@ -143,9 +147,11 @@ def check_one(subject: RewardUnderTest, inputs: Inputs, deadline: float,
         try:
             result = _run(planned, subject, sized, share(budgeted, index, sizing, now, deadline))
         except Hung as error:
-            subject.hung = error
+            subject.hung, hangs = subject.hung or error, hangs + 1  # the first hang is the one time reports
             result = subject.result(planned.name, SKIP, "interrupted: the reward hung (see time)")
             result.seconds = time.monotonic() - now
+        if result is None:  # it found the reward outside its concern once it looked (empty-tags: no tags paid)
+            continue
         if sizing is not None and sizing.shortened and planned.prop.cost and result.status == PASS and not result.note:
             result.note = sizing.note(result.message)
         subject.results.append(result)
@@ -153,7 +159,20 @@ def check_one(subject: RewardUnderTest, inputs: Inputs, deadline: float,
         result = _run(planned, subject, inputs, math.inf)
         if result is not None:
             subject.results.append(result)
+    _noise_is_not_an_exploit(subject)
     return subject.results
+
+
+def _noise_is_not_an_exploit(subject: RewardUnderTest) -> None:
+    """A reward whose scores vary on the same input fails deterministic; its degenerate completion paid above the
+    threshold may be that noise, so degenerate is not judged rather than reported as an exploit."""
+    if subject.status("deterministic") != FAIL:
+        return
+    for index, result in enumerate(subject.results):
+        if result.property == "degenerate" and result.status == FAIL:
+            subject.results[index] = subject.result(
+                "degenerate", SKIP, "not judged: the same input scores differently (see deterministic), so what it "
+                "paid a degenerate completion may be noise")
 
 
 def _run(planned: Planned, subject: RewardUnderTest, inputs: Inputs, deadline: float) -> PropertyResult | None:

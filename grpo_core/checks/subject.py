@@ -193,7 +193,10 @@ class RewardUnderTest:
             # The reward's own limit holds per item; this only catches a hang outside it, so it is generous
             # (a worker that timed out is replaced, and the new one imports the reward's libraries again).
             return (self.reward.timeout + 2.0) * max(n, 1) + 30.0
-        return self.item_timeout_s * max(n, 1) + 0.5
+        seconds = self.item_timeout_s * max(n, 1) + 0.5
+        # After a hang the other properties run on, each call held to a few items' time: a reward that hangs on
+        # anything costs seconds more, not a batch's worth.
+        return seconds if self.hung is None else min(seconds, max(3 * self.item_timeout_s, 5.0))
 
     def call(self, vi: int, items: list[Item], shape: str = "plain") -> Outcome:
         variant = self.variants[vi]
@@ -269,6 +272,12 @@ class RewardUnderTest:
         labels = [it.label for it in items if it.label]
         if labels:
             example["input"] = ", ".join(labels)
+        cut = [it for it in items if len(it.text) > len(clip(it.text))]
+        if cut and all(it.label for it in cut):  # a fixed hostile text: how to build it again in full
+            example["rebuild"] = [f"dict(grpo_core.checks.texts.hostile_for({self.max_completion_length}))"
+                                  f"[{it.label!r}]" for it in cut]
+        elif cut:
+            example["full completions"] = [it.text for it in cut]  # --json holds what the table cuts
         if scores is not None:
             example["scores"] = list(scores)
         example.update(extra)

@@ -33,13 +33,13 @@ from typing import Any, Callable
 
 from grpo_core.errors import UsageError
 from grpo_core.plugins.served import remote_spec
+from grpo_core.plugins.signatures import TRL_NAMES, column_params, factory_parts, hinted_shape, is_factory, is_trl_call
 from grpo_core.rewards.declared import RewardChecks
 from grpo_core.settings.params import Param, did_you_mean
 from grpo_core.settings.syntax import REMOTE_PREFIX, is_path_name, short_name
 from grpo_core.specs import DatasetSpec, EnvironmentSpec, LazyCallable, RewardSpec, validate_timeout
 
 EXTRAS = ("prompt", "prompts", "completion_ids")  # what Reward passes by name, never a dataset column
-TRL_NAMES = ("prompts", "completions", "completion_ids", "trainer_state", "log_extra", "log_metric", "environments")
 _PARAM_TYPES = (bool, int, float, str)
 
 
@@ -51,7 +51,7 @@ class PathRewardSpec(RewardSpec):
     source: str = ""
     trl_call: bool = False
     completion_shape: str = ""
-    remaps: tuple[str, ...] = ()  # the COLUMN_column parameters made for it: never passed to the function
+    remaps: tuple[str, ...] = ()  # parameters made for it (COLUMN_column, bounds): never passed to the function
 
 
 @dataclass(frozen=True)
@@ -249,8 +249,15 @@ def _reward_spec(found, name: str, source: str) -> PathRewardSpec:
         signature = inspect.signature(found)
     except (TypeError, ValueError):
         raise UsageError(f"{where}: its signature cannot be read; name a plain function") from None
+    if is_factory(found, signature):
+        parts = factory_parts(found, signature, where, _param_type)
+        return PathRewardSpec(
+            name=name, description=_description(found, source), func=parts["func"], bounds=parts["bounds"],
+            bounds_for=parts["bounds_for"], columns=parts["columns"], params=parts["params"], remaps=parts["hidden"],
+            validate=parts["validate"], batched=True, distribution=source.rpartition(":")[0], source=source,
+            trl_call=True, completion_shape=parts["completion_shape"])
     parameters = list(signature.parameters.values())
-    trl_call = any(p.name in ("completions", "prompts", "completion_ids") for p in parameters)
+    trl_call = is_trl_call(parameters)
     if trl_call:  # TRL passes every argument by keyword: any order, and the columns by their names
         parameters = [p for p in parameters if p.name not in TRL_NAMES]
     else:
@@ -260,28 +267,15 @@ def _reward_spec(found, name: str, source: str) -> PathRewardSpec:
                              f"or it takes TRL's keywords, score(completions, **kwargs)")
         parameters = parameters[1:]
     columns, params = _columns_and_params(parameters, where)
-    remaps = _column_params(columns, params)
+    remaps = column_params(columns, params)
     return PathRewardSpec(
         name=name, description=_description(found, source), func=_picklable(found, source),
         bounds=_bounds(getattr(found, "bounds", (0.0, 1.0)), where), columns=columns,
         params=params + remaps, remaps=tuple(p.name for p in remaps), batched=trl_call,
         timeout=_timeout(getattr(found, "timeout", None), where),
         checks=_checks(getattr(found, "checks", RewardChecks()), where), distribution=source.rpartition(":")[0],
-        source=source, trl_call=trl_call, completion_shape=_hinted_shape(signature),
+        source=source, trl_call=trl_call, completion_shape=hinted_shape(signature),
     )
-
-
-def _column_params(columns: tuple[str, ...], params: tuple[Param, ...]) -> tuple[Param, ...]:
-    """A ``COLUMN_column`` parameter for each column the function reads, so any dataset's column can stand for it."""
-    return tuple(Param(f"{c}_column", None, str, f"the dataset column read as '{c}' (default: '{c}')")
-                 for c in columns if f"{c}_column" not in {p.name for p in params})
-
-
-def _hinted_shape(signature: inspect.Signature) -> str:
-    """The completion shape the ``completions`` type hint names: "chat" for message dicts, "text" for strings."""
-    hint = signature.parameters.get("completions")
-    text = "" if hint is None or hint.annotation is inspect.Parameter.empty else str(hint.annotation)
-    return "chat" if "dict" in text else "text" if re.search(r"\bstr\b", text) else ""
 
 
 def _columns_and_params(parameters: list, where: str) -> tuple[tuple[str, ...], tuple[Param, ...]]:

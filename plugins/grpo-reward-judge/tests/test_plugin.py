@@ -18,7 +18,14 @@ from grpo_reward_judge import GROUP_SPEC, SPEC
 
 
 def _grade(text: str, reference: str) -> int:
-    return 10 if text.strip() == f"The answer is {reference}." else 1
+    """10 for "The answer is X." where X is the reference (a number by its value: 12, 12.0 and +12 alike)."""
+    said = re.fullmatch(r"The answer is (.+)\.", text.strip())
+    if said is None:
+        return 1
+    try:
+        return 10 if float(said.group(1).strip()) == float(reference) else 1
+    except ValueError:
+        return 10 if said.group(1).strip() == reference else 1
 
 
 def reference_verdict(message: str) -> str:

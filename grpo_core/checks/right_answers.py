@@ -1,0 +1,443 @@
+"""Right answers built from the row: what a reward must pay, and what it must not pay beside them.
+
+From a row's answer column the checks write the right answer in the forms models write it (bare, in the tags the
+prompt asks for, ``\\boxed{}``, ``#### 42``, prose) and ask: does some form earn the top (``pays-gold``, and inside
+the bounds); do forms that differ only in whitespace, a trailing ``.0`` or a ``+`` score the same
+(``equivalent-forms``); does the answer off by one, times ten, with its sign flipped or a digit dropped, in the form
+that was paid, score below it (``near-miss``); is a hedge (``42 or 41`` in one tag, an answer tag or box for each of
+two answers, in either order) refused (``one-answer``); do empty tags score below filled ones (``empty-tags``); and
+does a completion's score depend on earlier calls (``state``). A penalty-only reward (high bound 0 or below) is held to
+what a penalty does (``penalty``). No list of known rewards is consulted: each finding comes from the scores."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from grpo_core.checks.display import clip_repr
+from grpo_core.checks.inputs import columns_of
+from grpo_core.checks.results import FAIL, PASS, SKIP, PropertyResult
+from grpo_core.checks.subject import Item, RewardUnderTest
+from grpo_core.checks.texts import hostile_for
+from grpo_core.rewards.reward import completion_text
+
+GOLD_COLUMNS = ("answer", "solution", "ground_truth", "gold", "label", "labels", "target", "expected_answer",
+                "final_answer", "reference")
+ANSWER_TAGS = ("answer", "final", "final_answer", "result", "solution", "output")
+REASONING = "Let me work it out step by step."
+ROWS = 6  # rows the right answers are built from
+_NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
+_TAG = re.compile(r"<([A-Za-z_][\w-]{0,30})>")
+
+
+@dataclass
+class Row:
+    """One row's right answer and the forms tried, with their scores."""
+
+    columns: dict
+    prompt: str
+    gold: str
+    forms: list = field(default_factory=list)  # (label, text)
+    scores: list = field(default_factory=list)
+
+    def paid(self, top: float, tol: float) -> list[tuple[str, str, float]]:
+        return [(label, text, s) for (label, text), s in zip(self.forms, self.scores)
+                if s is not None and s >= top - tol]
+
+
+def gold_source(subject: RewardUnderTest) -> str | None:
+    """The dataset column holding the right answer among those the reward reads, or None."""
+    columns = subject.reward.columns
+    for name in GOLD_COLUMNS:
+        if name in columns:
+            return columns[name]
+    return next((source for source in columns.values() if source in GOLD_COLUMNS), None)
+
+
+def reads_gold(subject: RewardUnderTest) -> bool:
+    """Whether the right-answer properties concern the reward: it reads an answer column and pays above 0."""
+    return gold_source(subject) is not None and subject.hi > 0
+
+
+def prompt_tags(prompt: str) -> list[str]:
+    """The tags a prompt asks for, in order (``<think>``, ``<answer>``), without repeats."""
+    return list(dict.fromkeys(name for name in _TAG.findall(prompt or "") if not name.startswith("/")))
+
+
+def tagged(tags: list[str], answer: str, body: str = REASONING, blank: str | None = None) -> str:
+    """A completion filling each tag: the answer in an answer-like tag, reasoning in the others (``blank``: every
+    body that text instead)."""
+    if not any(t.lower() in ANSWER_TAGS for t in tags):
+        tags = [*tags, "answer"]
+    parts = []
+    for tag in tags:
+        inside = blank if blank is not None else answer if tag.lower() in ANSWER_TAGS else body
+        parts.append(f"<{tag}>\n{inside}\n</{tag}>" if blank is None else f"<{tag}>{inside}</{tag}>")
+    return "\n".join(parts)
+
+
+def forms_of(gold: str, prompt: str) -> list[tuple[str, str]]:
+    """The right answer as models write it; the prompt's own format first."""
+    tags = [t for t in prompt_tags(prompt) if t.lower() not in ("br", "p", "b", "i")]
+    forms = []
+    if tags:
+        forms.append(("in the prompt's tags", tagged(tags, gold)))
+    forms += [
+        ("bare", gold),
+        ("in <answer> tags", f"<answer>{gold}</answer>"),
+        ("after <think>, in <answer> tags", tagged(["think", "answer"], gold)),
+        ("after <reasoning>, in <answer> tags", tagged(["reasoning", "answer"], gold)),
+        ("boxed", f"{REASONING} The answer is \\boxed{{{gold}}}."),
+        ("boxed after <think>", f"<think>\n{REASONING}\n</think>\nThe answer is \\boxed{{{gold}}}."),
+        ("after ####", f"{REASONING}\n#### {gold}"),
+        ("a sentence", f"The answer is {gold}."),
+        ("in prose", f"{REASONING} The answer is {gold}."),
+        ("at the end of prose", f"{REASONING} Adding it all up, I get {gold}."),
+    ]
+    number = as_number(gold)
+    if number is not None and abs(number) >= 1000 and number.denominator == 1:
+        forms.append(("with a thousands separator", f"The answer is {int(number):,}."))
+    return list(dict((text, (label, text)) for label, text in forms).values())
+
+
+def as_number(text: str) -> Fraction | None:
+    text = str(text).strip()
+    return Fraction(text) if re.fullmatch(r"[-+]?\d+(?:\.\d+)?", text) else None
+
+
+def replaced(form: str, gold: str, other: str) -> str:
+    """``form`` with its one right answer replaced by ``other`` (the last occurrence: the answer comes last)."""
+    head, found, tail = form.rpartition(gold)
+    return f"{head}{other}{tail}" if found else form
+
+
+def near_misses(gold: str) -> list[tuple[str, str]]:
+    """Wrong answers a tolerance or sign bug pays: off by one, times ten, the sign flipped, a digit dropped."""
+    number = as_number(gold)
+    if number is None:
+        return []
+    decimals = len(gold.strip().partition(".")[2])
+    show = (lambda x: f"{float(x):.{decimals}f}") if decimals else (lambda x: str(int(x)))
+    misses = [("off by one", show(number + 1)), ("off by minus one", show(number - 1)),
+              ("times ten", show(number * 10))]
+    if number != 0:
+        misses.append(("with its sign flipped", show(-number)))
+    digits = gold.strip().lstrip("+-")
+    if len(digits.replace(".", "")) >= 2 and digits[:-1].rstrip(".") not in ("", "-"):
+        misses.append(("with a digit dropped", gold.strip()[:-1].rstrip(".")))
+    return [(label, text) for label, text in dict.fromkeys(misses) if as_number(text) != number]
+
+
+def equivalents(form: str, gold: str) -> list[tuple[str, str]]:
+    """The same answer written differently: surrounding whitespace, a trailing ``.0``, a ``+`` sign."""
+    out = [("with a leading space", " " + form), ("with a trailing newline", form + "\n")]
+    inside = replaced(form, gold, f" {gold} ")
+    if inside != form and form != gold:
+        out.append(("with spaces around the answer", inside))
+    number = as_number(gold)
+    if number is not None and number.denominator == 1 and "." not in gold:
+        out.append(("with a trailing .0", replaced(form, gold, f"{gold.strip()}.0")))
+        if number > 0 and not gold.strip().startswith("+"):
+            out.append(("with a + sign", replaced(form, gold, f"+{gold.strip()}")))
+    return out
+
+
+def rows_for(subject: RewardUnderTest, inputs, source: str) -> list[Row]:
+    """Up to ``ROWS`` rows with a right answer: the real rows (their whole prompt, system message included), else
+    rows the reward's column strategy draws."""
+    found = []
+    if inputs.rows:
+        for row in inputs.rows[:ROWS * 3]:
+            columns = columns_of(subject.reward, row)
+            prompt = row.get("prompt")
+            text = "\n".join(completion_text(m) for m in prompt) if isinstance(prompt, list) else completion_text(prompt)
+            found.append((columns, text))
+    else:
+        try:  # the bound reward's own rows (variant 0), from its column strategy
+            strategy = inputs.per_variant("right answers", lambda vi: (inputs.prompted_rows(vi),))
+            found = [drawn for vi, drawn in inputs.drawn(strategy, ROWS * 2) if vi == 0]
+        except Exception:
+            return []
+    rows = []
+    for columns, prompt in found:
+        gold = columns.get(source)
+        if isinstance(gold, (int, float)) and not isinstance(gold, bool) and math.isfinite(gold):
+            gold = str(gold)
+        if isinstance(gold, str) and gold.strip() and len(gold) <= 200:
+            rows.append(Row(columns, prompt, gold.strip()))
+        if len(rows) == ROWS:
+            break
+    return rows
+
+
+def score(subject: RewardUnderTest, row: Row, texts: list[str]) -> list | None:
+    outcome = subject.call(0, [Item(text, row.columns, row.prompt) for text in texts])
+    return None if outcome.raised is not None or not outcome.scores else list(outcome.scores)
+
+
+def alone(subject: RewardUnderTest, row: Row, text: str) -> float | None:
+    """The score of one completion scored by itself (None when it has none)."""
+    got = score(subject, row, [text])
+    return got[0] if got else None
+
+
+def tolerance(subject: RewardUnderTest) -> float:
+    span = subject.hi - subject.lo if math.isfinite(subject.hi - subject.lo) else 1.0
+    return max(1e-9, float(subject.spec.checks.tolerance or 0.0), 1e-9 * span)
+
+
+class Scored:
+    """The rows' forms scored once per reward under test, for every right-answer property. ``ignored`` says why
+    they do not apply to a reward that reads every column through ``**kwargs`` but not the answer (its best form
+    and the near misses in it all score the same)."""
+
+    def __init__(self, subject: RewardUnderTest, inputs) -> None:
+        self.rows: list[Row] = []
+        self.ignored = ""
+        source = gold_source(subject)
+        for row in rows_for(subject, inputs, source) if source else []:
+            row.forms = forms_of(row.gold, row.prompt)
+            row.scores = score(subject, row, [text for _, text in row.forms]) or []
+            if row.scores and any(s is not None for s in row.scores):
+                self.rows.append(row)
+        optional = source is not None and all(subject.reward.columns.get(n) != source or n in subject.reward.optional
+                                              for n in subject.reward.columns)
+        if optional and self.rows:
+            row = self.rows[0]
+            best, text = max((s, t) for (_, t), s in zip(row.forms, row.scores) if s is not None)
+            wrong = score(subject, row, [replaced(text, row.gold, w) for _, w in near_misses(row.gold)
+                                         + [("other", "not an answer")]]) or []
+            if all(s is not None and abs(s - best) <= tolerance(subject) for s in wrong):
+                self.ignored = (f"it reads the column '{source}' only through **kwargs, and a wrong answer scores as "
+                                "the right one: it judges no answer")
+
+
+def _scored(subject: RewardUnderTest, inputs) -> Scored:
+    if getattr(subject, "_right_answers", None) is None:
+        subject._right_answers = Scored(subject, inputs)
+    return subject._right_answers
+
+
+def _example(subject: RewardUnderTest, row: Row, texts: list[str], scores: list, **extra) -> dict:
+    return subject.example(0, [Item(t, row.columns, row.prompt) for t in texts], scores=scores, **extra)
+
+
+def pays_gold(prop, subject: RewardUnderTest, inputs, deadline: float) -> PropertyResult:
+    scored, tol = _scored(subject, inputs), tolerance(subject)
+    if scored.ignored:
+        return subject.result("pays-gold", SKIP, scored.ignored)
+    if not scored.rows:
+        return subject.result("pays-gold", SKIP, "no row's right answer could be scored (every score None)")
+    for row in scored.rows:
+        for (label, text), s in zip(row.forms, row.scores):
+            if s is not None and not (subject.lo - tol <= s <= subject.hi + tol):
+                return subject.result(
+                    "pays-gold", FAIL, f"pays-gold violated: a right answer ({label}, {clip_repr(text)}, for the "
+                    f"answer {row.gold!r}) scored {s!r}, outside the declared bounds ({subject.lo:g}, {subject.hi:g})",
+                    _example(subject, row, [text], [s]), len(scored.rows))
+    unpaid = [row for row in scored.rows if not row.paid(subject.hi, tol)]
+    if len(unpaid) * 2 > len(scored.rows):
+        row = unpaid[0]
+        best = max((s, label, text) for (label, text), s in zip(row.forms, row.scores) if s is not None)
+        never = "never pays a right answer" if len(unpaid) == len(scored.rows) else (
+            f"pays a right answer on only {len(scored.rows) - len(unpaid)} of {len(scored.rows)} rows")
+        return subject.result(
+            "pays-gold", FAIL, f"pays-gold violated: some form of the right answer earns the top {subject.hi:g} on "
+            f"most rows; it {never}: on the row whose answer is {row.gold!r}, the best of {len(row.forms)} forms "
+            f"({best[1]}, {clip_repr(best[2])}) scored {best[0]!r}. Look for a column read under the wrong name, a "
+            "number compared with text, or a parser that never matches",
+            _example(subject, row, [text for _, text in row.forms], row.scores), len(scored.rows))
+    return subject.result("pays-gold", PASS, f"a right answer earned the top on {len(scored.rows) - len(unpaid)} of "
+                          f"{len(scored.rows)} rows", examples=len(scored.rows))
+
+
+def _paid_rows(subject: RewardUnderTest, inputs, name: str):
+    scored, tol = _scored(subject, inputs), tolerance(subject)
+    if scored.ignored:
+        return None, subject.result(name, SKIP, scored.ignored)
+    rows = [(row, row.paid(subject.hi, tol)) for row in scored.rows]
+    rows = [(row, paid) for row, paid in rows if paid]
+    if not rows:
+        return None, subject.result(name, SKIP, "no right answer earned the top (see pays-gold)")
+    return rows, None
+
+
+def equivalent_forms(prop, subject: RewardUnderTest, inputs, deadline: float) -> PropertyResult:
+    rows, skipped = _paid_rows(subject, inputs, "equivalent-forms")
+    if skipped:
+        return skipped
+    tol, tried = tolerance(subject), 0
+    for row, paid in rows:
+        label, form, top = paid[0]
+        variants = equivalents(form, row.gold)
+        scores = score(subject, row, [text for _, text in variants]) or []
+        tried += len(scores)
+        for (how, text), s in zip(variants, scores):
+            if s is None or s < top - tol:
+                return subject.result(
+                    "equivalent-forms", FAIL, f"equivalent-forms violated: the same right answer written differently "
+                    f"scores the same; {clip_repr(text)} ({how}) scored {s!r} where {clip_repr(form)} ({label}) "
+                    f"scored {top!r}: a right answer refused", _example(subject, row, [form, text], [top, s]), tried)
+    return subject.result("equivalent-forms", PASS, f"{tried} rewritten right answers scored as their originals",
+                          examples=tried)
+
+
+def near_miss(prop, subject: RewardUnderTest, inputs, deadline: float) -> PropertyResult:
+    rows, skipped = _paid_rows(subject, inputs, "near-miss")
+    if skipped:
+        return skipped
+    tol, tried = tolerance(subject), 0
+    for row, paid in rows:
+        misses = near_misses(row.gold)
+        for label, form, top in paid[:2]:
+            texts = [replaced(form, row.gold, wrong) for _, wrong in misses]
+            scores = score(subject, row, texts) or []
+            tried += len(scores)
+            for (how, wrong), text, s in zip(misses, texts, scores):
+                if s is not None and s >= top - tol:
+                    return subject.result(
+                        "near-miss", FAIL, f"near-miss violated: a wrong answer scores below the right one in the "
+                        f"form that was paid; the answer {how} ({wrong!r} for {row.gold!r}), {clip_repr(text)}, "
+                        f"scored {s!r}, as much as the right answer", _example(subject, row, [form, text], [top, s]),
+                        tried)
+    if not tried:
+        return subject.result("near-miss", SKIP, "no right answer is a number to change")
+    return subject.result("near-miss", PASS, f"{tried} near misses scored below the right answer", examples=tried)
+
+
+def hedges(form: str, gold: str, wrong: str) -> list[tuple[str, list[str]]]:
+    """Two answers in one completion, each as (what, texts): within one tag or box any text paid is a finding;
+    one tag or box each, in both orders, is a finding only when both orders are paid (a last-answer rule is one)."""
+    out = []
+    if re.search(r"<(\w+)>\s*" + re.escape(gold) + r"\s*</\1>", form) or "\\boxed{" in form:
+        out.append(("two answers in one tag or box", [replaced(form, gold, f"{gold} or {wrong}"),
+                                                      replaced(form, gold, f"{wrong} or {gold}")]))
+        wrong_form = replaced(form, gold, wrong)
+        out.append(("an answer tag or box for each of two answers", [wrong_form + "\n" + form,
+                                                                     form + "\n" + wrong_form]))
+    return out
+
+
+def one_answer(prop, subject: RewardUnderTest, inputs, deadline: float) -> PropertyResult:
+    rows, skipped = _paid_rows(subject, inputs, "one-answer")
+    if skipped:
+        return skipped
+    tol, tried = tolerance(subject), 0
+    for row, paid in rows:
+        wrong = next((w for _, w in near_misses(row.gold)), "not " + row.gold)
+        for label, form, top in paid[:3]:
+            for what, texts in hedges(form, row.gold, wrong):
+                scores = score(subject, row, texts) or []
+                tried += len(scores)
+                hits = [s is not None and s >= top - tol for s in scores]
+                if (any(hits) if what.startswith("two answers in one") else len(hits) == 2 and all(hits)):
+                    text, s = next((t, s) for t, s, hit in zip(texts, scores, hits) if hit)
+                    return subject.result(
+                        "one-answer", FAIL, f"one-answer violated: a completion with two different answers is not "
+                        f"paid; {what}, {clip_repr(text)} (right {row.gold!r}, wrong {wrong!r}), scored {s!r}, as "
+                        f"much as the right answer alone: a policy is paid to hedge",
+                        _example(subject, row, [form, *texts], [top, *scores]), tried)
+    if not tried:
+        return subject.result("one-answer", SKIP, "no right answer was paid in a tag or a box")
+    return subject.result("one-answer", PASS, f"{tried} completions with two answers were not paid", examples=tried)
+
+
+def empty_tags(prop, subject: RewardUnderTest, inputs, deadline: float) -> PropertyResult | None:
+    scored, tol = _scored(subject, inputs), tolerance(subject)
+    row = scored.rows[0] if scored.rows else None
+    prompt = row.prompt if row else (inputs.rows[0].get("prompt") if inputs.rows else "")
+    prompt = "\n".join(completion_text(m) for m in prompt) if isinstance(prompt, list) else completion_text(prompt)
+    gold = row.gold if row else "42"
+    columns = row.columns if row else (columns_of(subject.reward, inputs.rows[0]) if inputs.rows else {})
+    probe = Row(columns, prompt, gold)
+    # The tags it pays for: the prompt's, else common ones, whichever it pays above the same text with each tag's
+    # name misspelt (the same length: a reward that pays length or anything else is not a format reward)
+    choices = [t for t in ([prompt_tags(prompt)] if prompt_tags(prompt) else []) + [["think", "answer"], ["think"],
+                                                                                    ["reasoning", "answer"]]]
+    top = tags = None
+    for choice in choices:
+        filled = tagged(choice, gold)
+        misspelt = re.sub(r"<(/?)(\w)", lambda m: f"<{m.group(1)}x{m.group(2)}", filled)
+        pair = [alone(subject, probe, text) for text in (filled, misspelt)]
+        if None not in pair and pair[0] > pair[1] + tol:
+            top, tags = pair[0], choice
+            break
+    if tags is None:  # it pays no tags above the same text with misspelt ones: not a format reward, no line
+        return None
+    filled = tagged(tags, gold)
+    empties = [("empty tags", tagged(tags, gold, blank="")), ("whitespace-only tags", tagged(tags, gold, blank=" \n")),
+               ("the prompt's instruction copied back", prompt.strip())]
+    scores = [top, None] + [alone(subject, probe, text) for _, text in empties]
+    for (what, text), s in zip(empties, scores[2:]):
+        if text and s is not None and s >= scores[0] - tol:
+            return subject.result(
+                "empty-tags", FAIL, f"empty-tags violated: tags with nothing in them score below filled ones; {what}, "
+                f"{clip_repr(text)}, scored {s!r}, as much as filled tags ({scores[0]!r})",
+                _example(subject, probe, [filled, text], [scores[0], s]), len(scores))
+    return subject.result("empty-tags", PASS, f"empty tags scored below filled ones ({', '.join(tags)})",
+                          examples=len(scores))
+
+
+def state(prop, subject: RewardUnderTest, inputs, deadline: float) -> PropertyResult:
+    """The right and a wrong answer on two fresh answers (never scored before), in opposite orders: a pure reward
+    gives each the same score either way; a cache keyed by less than the completion, or a counter, does not."""
+    rows, skipped = _paid_rows(subject, inputs, "state")
+    if skipped:
+        return skipped
+    row, paid = rows[0]
+    label, form, _ = paid[0]
+    number = as_number(row.gold)
+    golds = [str(int(number) + 7919 + i) for i in (0, 1)] if number is not None and number.denominator == 1 \
+        else [row.gold + "x7919", row.gold + "x7920"]
+    seen = {}
+    for index, fresh in enumerate(golds):
+        columns = {k: (fresh if str(v).strip() == row.gold else v) for k, v in row.columns.items()}
+        fresh_row = Row(columns, row.prompt, fresh)
+        right, wrong = replaced(form, row.gold, fresh), replaced(form, row.gold, str(fresh) + "1")
+        order = [("right", right), ("wrong", wrong)] if index == 0 else [("wrong", wrong), ("right", right)]
+        for kind, text in order + [(kind, text) for kind, text in order]:  # each twice in a row, alone
+            got = score(subject, fresh_row, [text])
+            if got is None:
+                return subject.result("state", SKIP, "a fresh row could not be scored")
+            seen.setdefault((kind, index), []).append(got[0])
+    tol = tolerance(subject)
+    values = {key: vals for key, vals in seen.items()}
+    for kind in ("right", "wrong"):
+        a, b = values[(kind, 0)], values[(kind, 1)]
+        for first, second, how in ((a[0], a[1], "scored again"), (b[0], b[1], "scored again"),
+                                   (a[0], b[0], "scored after the other answer to its row")):
+            if (first is None) != (second is None) or first is not None and abs(first - second) > tol:
+                return subject.result(
+                    "state", FAIL, f"state violated: a completion scores the same however often and after whatever "
+                    f"was scored before; the {kind} answer ({clip_repr(form)} with a fresh answer) scored {first!r} "
+                    f"and then {second!r} when {how}: its score depends on earlier calls (a counter, or a cache keyed "
+                    "by less than the completion)", None, 8)
+    return subject.result("state", PASS, "the same scores alone, twice, and in either order on fresh rows",
+                          examples=8)
+
+
+def penalty(prop, subject: RewardUnderTest, inputs, deadline: float) -> PropertyResult:
+    """A penalty-only reward fires on the longest completion a run can generate or on repetition, and never on a
+    short completion (its top is what it leaves alone)."""
+    tol = tolerance(subject)
+    columns = columns_of(subject.reward, inputs.rows[0]) if inputs.rows else {}
+    short = ["42", "<answer>42</answer>", "The answer is 42."]
+    long = [text for label, text in hostile_for(subject.max_completion_length) if "of one letter" in label]
+    long += [("the answer is 42. " * 1000)[:len(long[0]) if long else 4096]]
+    outcome = subject.call(0, [Item(t, columns, "") for t in short + long])
+    if outcome.raised is not None or not outcome.scores:
+        return subject.result("penalty", SKIP, "its scores could not be read (see output)")
+    scores = outcome.scores
+    for text, s in zip(short, scores):
+        if s is not None and s < subject.hi - tol:
+            return subject.result("penalty", FAIL, f"penalty violated: a short completion, {clip_repr(text)}, is "
+                                  f"penalised ({s!r}, below its top {subject.hi:g})",
+                                  subject.example(0, [Item(text, columns, "")], scores=[s]), len(scores))
+    if not any(s is not None and s < subject.hi - tol for s in scores[len(short):]):
+        return subject.result("penalty", FAIL, f"penalty violated: it never fires; completions as long as a run "
+                              f"generates ({subject.max_completion_length} tokens) and repetitive ones scored "
+                              f"{scores[len(short):]!r}, its top", None, len(scores))
+    return subject.result("penalty", PASS, "it fires on long or repetitive completions and leaves short ones alone",
+                          examples=len(scores))
