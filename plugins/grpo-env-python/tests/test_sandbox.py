@@ -61,7 +61,7 @@ def launchers_while(sandbox: PythonSandbox, code: str) -> tuple[str, set[int]]:
 
 
 def test_each_call_runs_in_a_worker_of_the_runs_pool_not_in_the_trainer():
-    sandbox = PythonSandbox()
+    sandbox = PythonSandbox(seconds=20)  # a 1.5 s sleep, with room for a loaded machine's start-up
     sandbox.reset()
     answer, launchers = launchers_while(sandbox, "import time\ntime.sleep(1.5)\nprint('slept')")
     assert answer == "slept"
@@ -84,7 +84,7 @@ def on_ray():
 
 @pytest.mark.slow
 def test_with_the_ray_backend_each_call_runs_as_a_ray_task(on_ray):
-    sandbox = PythonSandbox(seconds=2)
+    sandbox = PythonSandbox(seconds=20)  # a 1.5 s sleep, with room for a loaded machine's start-up
     sandbox.reset()
     assert sandbox.run_python(code="print('warm')") == "warm"  # the actors are up before anything is watched
     answer, launchers = launchers_while(sandbox, "import time\ntime.sleep(1.5)\nprint('slept on ray')")
@@ -93,8 +93,10 @@ def test_with_the_ray_backend_each_call_runs_as_a_ray_task(on_ray):
         actor = parent_of(pid)
         assert POOL_WORKER in command_line(pid) and actor != os.getpid()
         assert command_line(actor).startswith("ray::"), command_line(actor)
-    assert sandbox.run_python(code="while True:\n    pass") == "[stopped: the program ran past its 2 s limit]"
-    assert sandbox.run_python(code="print(6 * 7)") == "42"
+    limited = PythonSandbox(seconds=2)
+    limited.reset()
+    assert limited.run_python(code="while True:\n    pass") == "[stopped: the program ran past its 2 s limit]"
+    assert limited.run_python(code="print(6 * 7)") == "42"
 
 
 def test_a_hanging_program_is_stopped_at_its_limit_and_the_next_call_works():
