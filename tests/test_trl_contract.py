@@ -50,7 +50,7 @@ SIGNATURES = textwrap.dedent('''
     def sees_what_trl_passes(completions, trainer_state, answer, **kwargs):
         """Fails loudly unless it gets what TRL gives a reward."""
         assert isinstance(completions[0], list) and completions[0][0]["role"] == "assistant"
-        assert type(trainer_state).__name__ == "TrainerState"
+        assert trainer_state is None or type(trainer_state).__name__ == "TrainerState"  # None in the checks
         return [float(_right(c, a)) for c, a in zip(completions, answer)]
 ''')
 NAMES = ("reads_kwargs", "prompts_first", "booleans", "reads_messages")
@@ -58,6 +58,11 @@ TRL_REWARDS = {  # name -> reward arguments it needs on arithmetic
     "trl.rewards:think_format_reward": {},
     "trl.rewards:accuracy_reward": {"solution_column": "answer"},
     "trl.rewards:reasoning_accuracy_reward": {"solution_column": "answer"},
+    # factories: their arguments, and the range of what they make, are reward arguments
+    "trl.rewards:get_soft_overlong_punishment": {"max_completion_len": 512, "soft_punish_cache": 64,
+                                                 "bounds": "-1,0"},
+    "trl.rewards:get_repetition_penalty_reward": {"ngram_size": 2, "bounds": "-1,0"},
+    "trl.rewards:get_cosine_scaled_reward": {"max_len": 512, "solution_column": "answer", "bounds": "-1,1"},
 }
 CHECKED = ("output", "bounds", "deterministic", "batch-independent", "shapes", "degenerate", "time")
 
@@ -102,12 +107,23 @@ def test_a_reward_in_trls_signature_is_checked_on_every_property(signatures, nam
 
 @pytest.mark.parametrize("name, args", TRL_REWARDS.items())
 def test_trls_own_rewards_get_a_full_check_report(name, args):
-    options = [arg for key, value in args.items() for arg in ("--reward-arg", f"{name}.{key}={value}")]
-    report = check_report(name, *options)
-    for prop in ("output", "bounds", "deterministic", "batch-independent", "shapes", "degenerate"):
+    report = check_report(name, *reward_args(name, args))
+    penalty_only = args.get("bounds", "0,1").endswith(",0")
+    for prop in ("output", "bounds", "deterministic", "batch-independent", "shapes",
+                 "penalty" if penalty_only else "degenerate"):
         result = report[(name, prop)]
         assert result["status"] == "pass", (prop, result)
         assert "None" not in result["message"] and "could be scored" not in result["message"]
+
+
+def reward_args(name: str, args: dict) -> list[str]:
+    return [arg for key, value in args.items() for arg in ("--reward-arg", f"{name}.{key}={value}")]
+
+
+def test_a_factory_without_its_required_arguments_is_refused_naming_them():
+    code, output = invoke("check", "--reward", "trl.rewards:get_soft_overlong_punishment", "--dataset", "arithmetic")
+    assert code == 2 and "Traceback" not in output
+    assert "max_completion_len, soft_punish_cache" in output and "--reward-arg" in output, output
 
 
 def test_a_column_read_under_another_name_is_mapped_by_the_option_the_error_names():
@@ -127,8 +143,7 @@ def test_trl_written_rewards_train_unchanged(signatures, tmp_path, cache_dir):
     rewards = [f"{signatures}:{name}" for name in (*NAMES, "sees_what_trl_passes")] + list(TRL_REWARDS)
     out = tmp_path / "out"
     code, output = invoke(*(arg for reward in rewards for arg in ("--reward", reward)),
-                          "--reward-arg", "trl.rewards:accuracy_reward.solution_column=answer",
-                          "--reward-arg", "trl.rewards:reasoning_accuracy_reward.solution_column=answer",
+                          *(arg for name, args in TRL_REWARDS.items() for arg in reward_args(name, args)),
                           "--dataset", "arithmetic", "--model", "tiny-random", "--max-steps", "1",
                           "--output-dir", out)
     assert code == 0, output

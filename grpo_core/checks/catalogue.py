@@ -6,7 +6,7 @@ pay); the plan, the report's order and its "not checked" lines follow from the r
 
 from __future__ import annotations
 
-from grpo_core.checks import audit, properties, right_answers as right
+from grpo_core.checks import audit, format_state, properties, right_answers as right
 from grpo_core.checks.degenerate import GENERIC_ATTACKS
 from grpo_core.checks.registry import Property, Registry
 from grpo_core.checks.texts import HOSTILE_TEXTS
@@ -66,11 +66,11 @@ REGISTRY = Registry(
              "that was paid, scores below it", right.near_miss, **_RIGHT, cost=5),
     Property("one-answer", "two different answers in one completion are not paid", right.one_answer, **_RIGHT, cost=4),
     Property("empty-tags", "tags with nothing in them, or the prompt's instruction copied back, score below filled "
-             "tags", right.empty_tags, skip=properties.needs_determinism, cost=5),
-    Property("state", "a completion scores the same alone, twice, and after other calls", right.state, **_RIGHT,
+             "tags", format_state.empty_tags, skip=properties.needs_determinism, cost=5),
+    Property("state", "a completion scores the same alone, twice, and after other calls", format_state.state, **_RIGHT,
              cost=8),
     Property("penalty", "a penalty-only reward fires on long or repetitive completions and never on short ones",
-             right.penalty, when=lambda subject: subject.hi <= 0, cost=5),
+             format_state.penalty, when=lambda subject: subject.hi <= 0, cost=5),
     Property(
         "rows", "the reward's row_problems finds nothing that makes a row unfit for it", audit.rows,
         declare=('declare one like this: checks=RewardChecks(column_strategy=lambda params: '

@@ -5,9 +5,8 @@ prompt asks for, ``\\boxed{}``, ``#### 42``, prose) and ask: does some form earn
 the bounds); do forms that differ only in whitespace, a trailing ``.0`` or a ``+`` score the same
 (``equivalent-forms``); does the answer off by one, times ten, with its sign flipped or a digit dropped, in the form
 that was paid, score below it (``near-miss``); is a hedge (``42 or 41`` in one tag, an answer tag or box for each of
-two answers, in either order) refused (``one-answer``); do empty tags score below filled ones (``empty-tags``); and
-does a completion's score depend on earlier calls (``state``). A penalty-only reward (high bound 0 or below) is held to
-what a penalty does (``penalty``). No list of known rewards is consulted: each finding comes from the scores."""
+two answers, in either order) refused (``one-answer``). ``format_state`` builds on these rows. No list of known
+rewards is consulted: each finding comes from the scores."""
 
 from __future__ import annotations
 
@@ -20,7 +19,6 @@ from grpo_core.checks.display import clip_repr
 from grpo_core.checks.inputs import columns_of
 from grpo_core.checks.results import FAIL, PASS, SKIP, PropertyResult
 from grpo_core.checks.subject import Item, RewardUnderTest
-from grpo_core.checks.texts import hostile_for
 from grpo_core.rewards.reward import completion_text
 
 GOLD_COLUMNS = ("answer", "solution", "ground_truth", "gold", "label", "labels", "target", "expected_answer",
@@ -183,6 +181,13 @@ def alone(subject: RewardUnderTest, row: Row, text: str) -> float | None:
     return got[0] if got else None
 
 
+def margin(subject: RewardUnderTest) -> float:
+    """How close to a score counts as paying it: 2% of the bounds' range (a reward that scales by length pays a
+    longer right answer a little less), at least the tolerance."""
+    span = subject.hi - subject.lo if math.isfinite(subject.hi - subject.lo) else 1.0
+    return max(tolerance(subject), 0.02 * span)
+
+
 def tolerance(subject: RewardUnderTest) -> float:
     span = subject.hi - subject.lo if math.isfinite(subject.hi - subject.lo) else 1.0
     return max(1e-9, float(subject.spec.checks.tolerance or 0.0), 1e-9 * span)
@@ -214,18 +219,18 @@ class Scored:
                                 "the right one: it judges no answer")
 
 
-def _scored(subject: RewardUnderTest, inputs) -> Scored:
+def scored_rows(subject: RewardUnderTest, inputs) -> Scored:
     if getattr(subject, "_right_answers", None) is None:
         subject._right_answers = Scored(subject, inputs)
     return subject._right_answers
 
 
-def _example(subject: RewardUnderTest, row: Row, texts: list[str], scores: list, **extra) -> dict:
+def example_of(subject: RewardUnderTest, row: Row, texts: list[str], scores: list, **extra) -> dict:
     return subject.example(0, [Item(t, row.columns, row.prompt) for t in texts], scores=scores, **extra)
 
 
 def pays_gold(prop, subject: RewardUnderTest, inputs, deadline: float) -> PropertyResult:
-    scored, tol = _scored(subject, inputs), tolerance(subject)
+    scored, tol = scored_rows(subject, inputs), tolerance(subject)
     if scored.ignored:
         return subject.result("pays-gold", SKIP, scored.ignored)
     if not scored.rows:
@@ -236,8 +241,8 @@ def pays_gold(prop, subject: RewardUnderTest, inputs, deadline: float) -> Proper
                 return subject.result(
                     "pays-gold", FAIL, f"pays-gold violated: a right answer ({label}, {clip_repr(text)}, for the "
                     f"answer {row.gold!r}) scored {s!r}, outside the declared bounds ({subject.lo:g}, {subject.hi:g})",
-                    _example(subject, row, [text], [s]), len(scored.rows))
-    unpaid = [row for row in scored.rows if not row.paid(subject.hi, tol)]
+                    example_of(subject, row, [text], [s]), len(scored.rows))
+    unpaid = [row for row in scored.rows if not row.paid(subject.hi, margin(subject))]
     if len(unpaid) * 2 > len(scored.rows):
         row = unpaid[0]
         best = max((s, label, text) for (label, text), s in zip(row.forms, row.scores) if s is not None)
@@ -248,13 +253,13 @@ def pays_gold(prop, subject: RewardUnderTest, inputs, deadline: float) -> Proper
             f"most rows; it {never}: on the row whose answer is {row.gold!r}, the best of {len(row.forms)} forms "
             f"({best[1]}, {clip_repr(best[2])}) scored {best[0]!r}. Look for a column read under the wrong name, a "
             "number compared with text, or a parser that never matches",
-            _example(subject, row, [text for _, text in row.forms], row.scores), len(scored.rows))
+            example_of(subject, row, [text for _, text in row.forms], row.scores), len(scored.rows))
     return subject.result("pays-gold", PASS, f"a right answer earned the top on {len(scored.rows) - len(unpaid)} of "
                           f"{len(scored.rows)} rows", examples=len(scored.rows))
 
 
-def _paid_rows(subject: RewardUnderTest, inputs, name: str):
-    scored, tol = _scored(subject, inputs), tolerance(subject)
+def paid_rows(subject: RewardUnderTest, inputs, name: str):
+    scored, tol = scored_rows(subject, inputs), margin(subject)
     if scored.ignored:
         return None, subject.result(name, SKIP, scored.ignored)
     rows = [(row, row.paid(subject.hi, tol)) for row in scored.rows]
@@ -265,10 +270,10 @@ def _paid_rows(subject: RewardUnderTest, inputs, name: str):
 
 
 def equivalent_forms(prop, subject: RewardUnderTest, inputs, deadline: float) -> PropertyResult:
-    rows, skipped = _paid_rows(subject, inputs, "equivalent-forms")
+    rows, skipped = paid_rows(subject, inputs, "equivalent-forms")
     if skipped:
         return skipped
-    tol, tried = tolerance(subject), 0
+    tol, tried = margin(subject), 0
     for row, paid in rows:
         label, form, top = paid[0]
         variants = equivalents(form, row.gold)
@@ -279,16 +284,16 @@ def equivalent_forms(prop, subject: RewardUnderTest, inputs, deadline: float) ->
                 return subject.result(
                     "equivalent-forms", FAIL, f"equivalent-forms violated: the same right answer written differently "
                     f"scores the same; {clip_repr(text)} ({how}) scored {s!r} where {clip_repr(form)} ({label}) "
-                    f"scored {top!r}: a right answer refused", _example(subject, row, [form, text], [top, s]), tried)
+                    f"scored {top!r}: a right answer refused", example_of(subject, row, [form, text], [top, s]), tried)
     return subject.result("equivalent-forms", PASS, f"{tried} rewritten right answers scored as their originals",
                           examples=tried)
 
 
 def near_miss(prop, subject: RewardUnderTest, inputs, deadline: float) -> PropertyResult:
-    rows, skipped = _paid_rows(subject, inputs, "near-miss")
+    rows, skipped = paid_rows(subject, inputs, "near-miss")
     if skipped:
         return skipped
-    tol, tried = tolerance(subject), 0
+    tol, tried = margin(subject), 0
     for row, paid in rows:
         misses = near_misses(row.gold)
         for label, form, top in paid[:2]:
@@ -300,7 +305,7 @@ def near_miss(prop, subject: RewardUnderTest, inputs, deadline: float) -> Proper
                     return subject.result(
                         "near-miss", FAIL, f"near-miss violated: a wrong answer scores below the right one in the "
                         f"form that was paid; the answer {how} ({wrong!r} for {row.gold!r}), {clip_repr(text)}, "
-                        f"scored {s!r}, as much as the right answer", _example(subject, row, [form, text], [top, s]),
+                        f"scored {s!r}, as much as the right answer", example_of(subject, row, [form, text], [top, s]),
                         tried)
     if not tried:
         return subject.result("near-miss", SKIP, "no right answer is a number to change")
@@ -321,10 +326,10 @@ def hedges(form: str, gold: str, wrong: str) -> list[tuple[str, list[str]]]:
 
 
 def one_answer(prop, subject: RewardUnderTest, inputs, deadline: float) -> PropertyResult:
-    rows, skipped = _paid_rows(subject, inputs, "one-answer")
+    rows, skipped = paid_rows(subject, inputs, "one-answer")
     if skipped:
         return skipped
-    tol, tried = tolerance(subject), 0
+    tol, tried = margin(subject), 0
     for row, paid in rows:
         wrong = next((w for _, w in near_misses(row.gold)), "not " + row.gold)
         for label, form, top in paid[:3]:
@@ -338,106 +343,7 @@ def one_answer(prop, subject: RewardUnderTest, inputs, deadline: float) -> Prope
                         "one-answer", FAIL, f"one-answer violated: a completion with two different answers is not "
                         f"paid; {what}, {clip_repr(text)} (right {row.gold!r}, wrong {wrong!r}), scored {s!r}, as "
                         f"much as the right answer alone: a policy is paid to hedge",
-                        _example(subject, row, [form, *texts], [top, *scores]), tried)
+                        example_of(subject, row, [form, *texts], [top, *scores]), tried)
     if not tried:
         return subject.result("one-answer", SKIP, "no right answer was paid in a tag or a box")
     return subject.result("one-answer", PASS, f"{tried} completions with two answers were not paid", examples=tried)
-
-
-def empty_tags(prop, subject: RewardUnderTest, inputs, deadline: float) -> PropertyResult | None:
-    scored, tol = _scored(subject, inputs), tolerance(subject)
-    row = scored.rows[0] if scored.rows else None
-    prompt = row.prompt if row else (inputs.rows[0].get("prompt") if inputs.rows else "")
-    prompt = "\n".join(completion_text(m) for m in prompt) if isinstance(prompt, list) else completion_text(prompt)
-    gold = row.gold if row else "42"
-    columns = row.columns if row else (columns_of(subject.reward, inputs.rows[0]) if inputs.rows else {})
-    probe = Row(columns, prompt, gold)
-    # The tags it pays for: the prompt's, else common ones, whichever it pays above the same text with each tag's
-    # name misspelt (the same length: a reward that pays length or anything else is not a format reward)
-    choices = [t for t in ([prompt_tags(prompt)] if prompt_tags(prompt) else []) + [["think", "answer"], ["think"],
-                                                                                    ["reasoning", "answer"]]]
-    top = tags = None
-    for choice in choices:
-        filled = tagged(choice, gold)
-        misspelt = re.sub(r"<(/?)(\w)", lambda m: f"<{m.group(1)}x{m.group(2)}", filled)
-        pair = [alone(subject, probe, text) for text in (filled, misspelt)]
-        if None not in pair and pair[0] > pair[1] + tol:
-            top, tags = pair[0], choice
-            break
-    if tags is None:  # it pays no tags above the same text with misspelt ones: not a format reward, no line
-        return None
-    filled = tagged(tags, gold)
-    empties = [("empty tags", tagged(tags, gold, blank="")), ("whitespace-only tags", tagged(tags, gold, blank=" \n")),
-               ("the prompt's instruction copied back", prompt.strip())]
-    scores = [top, None] + [alone(subject, probe, text) for _, text in empties]
-    for (what, text), s in zip(empties, scores[2:]):
-        if text and s is not None and s >= scores[0] - tol:
-            return subject.result(
-                "empty-tags", FAIL, f"empty-tags violated: tags with nothing in them score below filled ones; {what}, "
-                f"{clip_repr(text)}, scored {s!r}, as much as filled tags ({scores[0]!r})",
-                _example(subject, probe, [filled, text], [scores[0], s]), len(scores))
-    return subject.result("empty-tags", PASS, f"empty tags scored below filled ones ({', '.join(tags)})",
-                          examples=len(scores))
-
-
-def state(prop, subject: RewardUnderTest, inputs, deadline: float) -> PropertyResult:
-    """The right and a wrong answer on two fresh answers (never scored before), in opposite orders: a pure reward
-    gives each the same score either way; a cache keyed by less than the completion, or a counter, does not."""
-    rows, skipped = _paid_rows(subject, inputs, "state")
-    if skipped:
-        return skipped
-    row, paid = rows[0]
-    label, form, _ = paid[0]
-    number = as_number(row.gold)
-    golds = [str(int(number) + 7919 + i) for i in (0, 1)] if number is not None and number.denominator == 1 \
-        else [row.gold + "x7919", row.gold + "x7920"]
-    seen = {}
-    for index, fresh in enumerate(golds):
-        columns = {k: (fresh if str(v).strip() == row.gold else v) for k, v in row.columns.items()}
-        fresh_row = Row(columns, row.prompt, fresh)
-        right, wrong = replaced(form, row.gold, fresh), replaced(form, row.gold, str(fresh) + "1")
-        order = [("right", right), ("wrong", wrong)] if index == 0 else [("wrong", wrong), ("right", right)]
-        for kind, text in order + [(kind, text) for kind, text in order]:  # each twice in a row, alone
-            got = score(subject, fresh_row, [text])
-            if got is None:
-                return subject.result("state", SKIP, "a fresh row could not be scored")
-            seen.setdefault((kind, index), []).append(got[0])
-    tol = tolerance(subject)
-    values = {key: vals for key, vals in seen.items()}
-    for kind in ("right", "wrong"):
-        a, b = values[(kind, 0)], values[(kind, 1)]
-        for first, second, how in ((a[0], a[1], "scored again"), (b[0], b[1], "scored again"),
-                                   (a[0], b[0], "scored after the other answer to its row")):
-            if (first is None) != (second is None) or first is not None and abs(first - second) > tol:
-                return subject.result(
-                    "state", FAIL, f"state violated: a completion scores the same however often and after whatever "
-                    f"was scored before; the {kind} answer ({clip_repr(form)} with a fresh answer) scored {first!r} "
-                    f"and then {second!r} when {how}: its score depends on earlier calls (a counter, or a cache keyed "
-                    "by less than the completion)", None, 8)
-    return subject.result("state", PASS, "the same scores alone, twice, and in either order on fresh rows",
-                          examples=8)
-
-
-def penalty(prop, subject: RewardUnderTest, inputs, deadline: float) -> PropertyResult:
-    """A penalty-only reward fires on the longest completion a run can generate or on repetition, and never on a
-    short completion (its top is what it leaves alone)."""
-    tol = tolerance(subject)
-    columns = columns_of(subject.reward, inputs.rows[0]) if inputs.rows else {}
-    short = ["42", "<answer>42</answer>", "The answer is 42."]
-    long = [text for label, text in hostile_for(subject.max_completion_length) if "of one letter" in label]
-    long += [("the answer is 42. " * 1000)[:len(long[0]) if long else 4096]]
-    outcome = subject.call(0, [Item(t, columns, "") for t in short + long])
-    if outcome.raised is not None or not outcome.scores:
-        return subject.result("penalty", SKIP, "its scores could not be read (see output)")
-    scores = outcome.scores
-    for text, s in zip(short, scores):
-        if s is not None and s < subject.hi - tol:
-            return subject.result("penalty", FAIL, f"penalty violated: a short completion, {clip_repr(text)}, is "
-                                  f"penalised ({s!r}, below its top {subject.hi:g})",
-                                  subject.example(0, [Item(text, columns, "")], scores=[s]), len(scores))
-    if not any(s is not None and s < subject.hi - tol for s in scores[len(short):]):
-        return subject.result("penalty", FAIL, f"penalty violated: it never fires; completions as long as a run "
-                              f"generates ({subject.max_completion_length} tokens) and repetitive ones scored "
-                              f"{scores[len(short):]!r}, its top", None, len(scores))
-    return subject.result("penalty", PASS, "it fires on long or repetitive completions and leaves short ones alone",
-                          examples=len(scores))

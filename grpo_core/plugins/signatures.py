@@ -76,8 +76,8 @@ class FactoryReward:
 
 def factory_parts(factory: Callable, signature: inspect.Signature, where: str, param_type) -> dict:
     """What a ``PathRewardSpec`` of a factory holds: its parameters (the factory's arguments, ``bounds`` and the
-    columns' remaps), the columns and completion shape of what it makes with its defaults (none when an argument has
-    no default), the hidden parameters never passed on, and the function."""
+    columns' remaps), the columns and completion shape of what it makes, the hidden parameters never passed on, and
+    the function."""
     params, required = [], []
     for p in signature.parameters.values():
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
@@ -89,16 +89,20 @@ def factory_parts(factory: Callable, signature: inspect.Signature, where: str, p
                             + (" (required)" if p.name in required else f" (default {p.default!r})")))
     function = FactoryReward(factory, tuple(p.name for p in params))
     columns, shape, bounds = (), "", None
-    if not required:
-        try:
-            made = function.make({})
-            made_signature = inspect.signature(made)
-            columns = tuple(p.name for p in made_signature.parameters.values() if p.default is p.empty
-                            and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and p.name not in TRL_NAMES)
-            shape, bounds = hinted_shape(made_signature), getattr(made, "bounds", None)
-        except Exception as error:
+    # What it makes, to read the columns that reads: made with its defaults, and 1 (or 1.0, "") for an argument
+    # without one; only its signature is kept (a factory that refuses those values reads no column here)
+    placeholders = {p.name: {int: 1, float: 1.0, bool: False}.get(p.type, "") for p in params if p.name in required}
+    try:
+        made = FactoryReward(factory, function.names).make(placeholders)
+        made_signature = inspect.signature(made)
+    except Exception as error:
+        if not required:
             raise UsageError(f"{where}: calling {factory.__name__}() with its defaults raised "
                              f"{type(error).__name__}: {error}") from None
+    else:
+        columns = tuple(p.name for p in made_signature.parameters.values() if p.default is p.empty
+                        and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and p.name not in TRL_NAMES)
+        shape, bounds = hinted_shape(made_signature), getattr(made, "bounds", None)
     remaps = column_params(columns, tuple(params))
     declared = () if bounds is not None else (Param("bounds", "0,1", str, "LOW,HIGH: the range its scores stay in"),)
 

@@ -52,7 +52,7 @@ def call_arguments(spec, params: dict, texts: list[str], columns: dict[str, list
         n = len(texts)  # TRL always passes prompts and token ids: a caller without them gets empty ones
         extras = {"prompts": [""] * n if prompts is None else prompts,
                   "completion_ids": [[] for _ in range(n)] if completion_ids is None else completion_ids,
-                  "log_metric": log_metric}
+                  "log_metric": log_metric, "trainer_state": None}  # the Reward passes TRL's own where given
         kwargs.update({key: value for key, value in extras.items() if takes_all or key in accepted})
         return (), kwargs
     if index is None:
