@@ -338,3 +338,47 @@ def test_a_resumed_run_with_a_probe_keeps_its_first_probe_as_the_starting_point(
     resumed.on_train_begin(None, SimpleNamespace(is_world_process_zero=True, global_step=10,
                                                  stateful_callbacks=json.loads(json.dumps(saved))), None)
     assert resumed.health.probes == [(0, {"pad": 0.2}, 0)]  # not probed again at the resumed step
+
+
+@pytest.mark.slow
+def test_a_run_with_nothing_to_learn_from_says_what_it_saw_and_stops_with_a_checkpoint(data_file, tmp_path, cache_dir):
+    """Every completion of every group pays the same: after 3 logged steps the run says so in plain words, suggests a
+    group size that is not its own, saves and stops (exit 3); --stop-on none keeps it going."""
+    from grpo_core.plugins import registered
+
+    out = tmp_path / "out"
+    with registered(Rewards()):
+        code, output = invoke(*tiny_run(data_file, out, "--reward", "always-one", "--max-steps", "6",
+                                        "--set", "max_completion_length=8", "--set", "logging_steps=1",
+                                        "--stop-on", "reward-std"))
+    assert code == 3, output
+    assert "every completion of every group has scored the same for 3 logged steps" in output
+    assert "GRPO learns only from differences within a group" in output
+    assert "--set num_generations=8" in output and "num_generations=4" not in output  # the run's own group is 4
+    assert "by --stop-on reward-std" in output
+    steps = [r["step"] for r in metrics(out) if "step" in r]
+    assert max(steps) == 3 and (out / "checkpoint-3").is_dir() and not (out / "final").exists()
+    kept = tmp_path / "kept"
+    with registered(Rewards()):
+        code, output = invoke(*tiny_run(data_file, kept, "--reward", "always-one", "--max-steps", "4",
+                                        "--set", "max_completion_length=8", "--set", "logging_steps=1",
+                                        "--stop-on", "none"))
+    assert code == 0 and "every completion of every group has scored the same" in output, output
+    assert (kept / "final").is_dir()
+
+
+def test_the_message_for_no_learning_signal_never_proposes_the_settings_in_use():
+    from grpo_core.training.callbacks import MonitorCallback
+
+    for group, temperature in ((4, 1.0), (8, 1.2), (16, 0.7)):
+        said = []
+        monitor = MonitorCallback(warn=said.append)
+        args = SimpleNamespace(learning_rate=1e-5, max_completion_length=48, num_generations=group,
+                               temperature=temperature)
+        for step in (1, 2, 3):
+            logs = {"reward": 0.0, "reward_std": 0.0, "tools/add/calls": 8.0, "tools/add/seconds": 0.1}
+            monitor.on_log(args, SimpleNamespace(is_world_process_zero=True, global_step=step), None, logs=logs)
+        (message,) = said
+        assert f"num_generations={2 * group}" in message and f"num_generations={group})" not in message
+        assert f"temperature={temperature:g})" not in message
+        assert "Tool calls in those steps: add 24" in message

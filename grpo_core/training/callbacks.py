@@ -107,7 +107,7 @@ class Alarms:
 
     def __init__(self, warn, stop_on=()) -> None:
         self.warn = warn
-        self.stop_on = set(stop_on)
+        self.stop_on = set(stop_on) - {"none"}  # --stop-on none: a config's stops turned off
         self.warned: set[str] = set()
         self.stopped_by: str | None = None
 
@@ -131,6 +131,7 @@ class MonitorCallback(TrainerCallback, ExportableState):
         self.kl_limit = kl_limit
         self.clipped_limit = clipped_limit
         self.flat = self.clipped = self.unscored = 0
+        self.flat_calls: dict[str, int] = {}
 
     def state(self) -> dict:
         return {"args": {}, "attributes": {"flat": self.flat, "clipped": self.clipped, "unscored": self.unscored}}
@@ -153,16 +154,17 @@ class MonitorCallback(TrainerCallback, ExportableState):
                 "with `grpo-run check` and the answer column.",
             )
         logs["unscored_steps"] = self.unscored  # recorded by MetricsCallback, which runs after this one
-        self.flat = self.flat + 1 if logs.get("reward_std", 1.0) == 0.0 else 0
+        flat = logs.get("reward_std", 1.0) == 0.0
+        self.flat = self.flat + 1 if flat else 0
+        if not flat:
+            self.flat_calls = {}
+        for key, value in logs.items():  # the tools an environment's episodes called while nothing was learnt
+            if flat and key.startswith("tools/") and key.endswith("/calls") and key.count("/") == 2:
+                self.flat_calls[key[6:-6]] = self.flat_calls.get(key[6:-6], 0) + int(value or 0)
         clipped = logs.get("completions/clipped_ratio", 0.0)
         self.clipped = self.clipped + 1 if clipped > self.clipped_limit else 0
         if self.flat >= self.patience:
-            self._once(
-                "reward-std",
-                f"reward_std has been 0 for {self.flat} steps: every completion in a group scores the same, so "
-                "there is no learning signal. Use a larger group (--set num_generations=8), add a reward that gives "
-                "partial credit, or check the reward's direction with `grpo-run check`.",
-            )
+            self._once("reward-std", self._nothing_to_learn(args, logs))
         kl = logs.get("kl")
         if kl is not None and math.isfinite(kl) and kl > self.kl_limit:
             self._once(
@@ -177,6 +179,22 @@ class MonitorCallback(TrainerCallback, ExportableState):
                 f"{self.clipped} steps: they are cut before their answer. Raise it (--set max_completion_length="
                 f"{2 * args.max_completion_length}) or reward shorter answers.",
             )
+
+    def _nothing_to_learn(self, args, logs: dict) -> str:
+        """What a run with no learning signal saw, in plain words, and changes that are not its settings already."""
+        group = int(getattr(args, "num_generations", 0) or 0)
+        reward = logs.get("reward")
+        seen = (f"every completion of every group has scored the same for {self.flat} logged steps (reward_std has "
+                f"been 0 for {self.flat} steps" + (f", reward {reward:.3f}" if isinstance(reward, (int, float)) else "")
+                + "): GRPO learns only from differences within a group, so these steps taught nothing")
+        if self.flat_calls:
+            calls = ", ".join(f"{tool} {count}" for tool, count in sorted(self.flat_calls.items(), key=lambda x: -x[1]))
+            seen += f". Tool calls in those steps: {calls}; a tool never called there was never tried, and so never paid"
+        larger = f"--set num_generations={2 * group}" if group else "--set num_generations=8"
+        temperature = float(getattr(args, "temperature", 1.0) or 1.0)
+        hotter = f", sample more widely (--set temperature={round(temperature + 0.3, 2):g})" if temperature < 1.5 else ""
+        return (f"{seen}. Try a larger group ({larger}){hotter}, a reward that gives partial credit, or worked "
+                "examples in the prompt that show the right move; check the reward with `grpo-run check`.")
 
     def _once(self, key: str, message: str) -> None:
         self.alarms.fire(key, message)

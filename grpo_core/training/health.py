@@ -38,7 +38,7 @@ from grpo_core.training.tool_health import ToolHealth, episode_counts
 
 SIGNALS = ("dominance", "flat-groups", "length", "degenerate", "probe", "tool-collapse", "tool-spam")
 # What --stop-on names: the signals above and the warnings of training.callbacks.MonitorCallback.
-STOP_NAMES = (*SIGNALS, "reward-std", "kl", "clipped", "unscored", "any")
+STOP_NAMES = (*SIGNALS, "reward-std", "kl", "clipped", "unscored", "any", "none")  # none: a config's stops off
 WINDOW = 5  # logged steps pooled for a warning: one step of a few groups is noise
 DOMINANCE_SHARE, DOMINANCE_WEIGHT = 0.9, 0.5
 FLAT_SHARE = 0.75
@@ -58,6 +58,8 @@ def validate_health(settings) -> None:
     for name in settings.stop_on:
         if name not in STOP_NAMES:
             raise UsageError(f"--stop-on '{name}' is not a warning a run gives; use one of: {', '.join(STOP_NAMES)}")
+    if "none" in settings.stop_on and len(settings.stop_on) > 1:
+        raise UsageError(f"--stop-on none turns every stop off; it cannot go with {', '.join(n for n in settings.stop_on if n != 'none')}")
     if "probe" in settings.stop_on and not settings.probe:
         raise UsageError("--stop-on probe needs a held-out probe: add --probe N (e.g. --probe 50)")
 
