@@ -33,7 +33,8 @@ from typing import Any, Callable
 
 from grpo_core.errors import UsageError
 from grpo_core.plugins.served import remote_spec
-from grpo_core.plugins.signatures import TRL_NAMES, column_params, factory_parts, hinted_shape, is_factory, is_trl_call
+from grpo_core.plugins.signatures import (TRL_NAMES, column_params, factory_parts, foreign_kind, foreign_parts,
+                                          hinted_shape, is_factory, is_trl_call)
 from grpo_core.rewards.declared import RewardChecks
 from grpo_core.settings.params import Param, did_you_mean
 from grpo_core.settings.syntax import REMOTE_PREFIX, is_path_name, short_name
@@ -52,6 +53,7 @@ class PathRewardSpec(RewardSpec):
     trl_call: bool = False
     completion_shape: str = ""
     remaps: tuple[str, ...] = ()  # parameters made for it (COLUMN_column, bounds): never passed to the function
+    dataset_name: str = ""  # the run's dataset, verl's data_source
 
 
 @dataclass(frozen=True)
@@ -249,13 +251,18 @@ def _reward_spec(found, name: str, source: str) -> PathRewardSpec:
         signature = inspect.signature(found)
     except (TypeError, ValueError):
         raise UsageError(f"{where}: its signature cannot be read; name a plain function") from None
-    if is_factory(found, signature):
+    foreign = foreign_kind(found, signature)
+    if foreign is not None:  # written for verl, OpenRLHF or verifiers: its adapter calls it as TRL calls a reward
+        parts = foreign_parts(foreign, _picklable(found, source), signature, lambda own: _columns_and_params(own, where))
+        parts.update(bounds=_bounds(getattr(found, "bounds", (0.0, 1.0)), where),
+                     timeout=_timeout(getattr(found, "timeout", None), where),
+                     checks=_checks(getattr(found, "checks", RewardChecks()), where))
+    elif is_factory(found, signature):
         parts = factory_parts(found, signature, where, _param_type)
-        return PathRewardSpec(
-            name=name, description=_description(found, source), func=parts["func"], bounds=parts["bounds"],
-            bounds_for=parts["bounds_for"], columns=parts["columns"], params=parts["params"], remaps=parts["hidden"],
-            validate=parts["validate"], batched=True, distribution=source.rpartition(":")[0], source=source,
-            trl_call=True, completion_shape=parts["completion_shape"])
+    if foreign is not None or is_factory(found, signature):
+        description = _description(found, source) + (f" (read as {foreign.kind}'s signature)" if foreign else "")
+        return PathRewardSpec(name=name, description=description, batched=True, trl_call=True, source=source,
+                              distribution=source.rpartition(":")[0], **parts)
     parameters = list(signature.parameters.values())
     trl_call = is_trl_call(parameters)
     if trl_call:  # TRL passes every argument by keyword: any order, and the columns by their names

@@ -202,7 +202,7 @@ def validate_columns(dataset, rewards, dataset_name: str) -> None:
     """
     conversational = bool(len(dataset)) and "prompt" in dataset.column_names and is_conversational(dataset[0]["prompt"])
     for reward in rewards:
-        reward.fit_dataset(dataset.column_names, conversational)
+        reward.fit_dataset(dataset.column_names, conversational, dataset_name)
     have = set(dataset.column_names)
     _validate_present(dataset, rewards, dataset_name, have)
     for reward in rewards:

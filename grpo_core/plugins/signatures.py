@@ -114,7 +114,7 @@ def factory_parts(factory: Callable, signature: inspect.Signature, where: str, p
         read_bounds(values.get("bounds", "0,1"))
 
     return {"func": function, "params": tuple(params) + remaps + declared, "columns": columns,
-            "hidden": tuple(p.name for p in remaps + declared), "completion_shape": shape, "validate": validate,
+            "remaps": tuple(p.name for p in remaps + declared), "completion_shape": shape, "validate": validate,
             "bounds": tuple(bounds) if bounds is not None else (0.0, 1.0),
             "bounds_for": None if bounds is not None else bounds_of}
 
@@ -133,3 +133,157 @@ def read_bounds(text: str) -> tuple[float, float]:
     if not (math.isfinite(low) and math.isfinite(high) and low < high):
         raise ValueError(f"bounds must be two finite numbers with LOW < HIGH, got {text!r}")
     return low, high
+
+
+# Rewards written for other trainers, each called through one adapter as TRL would call a reward: verl's
+# compute_score (one response at a time), OpenRLHF's reward_func (queries, prompts, labels) and a verifiers rubric
+# function (the completion as messages; sync or async).
+
+class ForeignReward:
+    """A reward written for another trainer, called with TRL's keywords (``completions``, ``prompts``, the columns,
+    ``log_metric``): ``kind`` names the trainer, ``columns`` the columns it reads (each remappable)."""
+
+    kind = ""
+    columns: tuple[str, ...] = ()
+
+    def __init__(self, func: Callable) -> None:
+        self.func = func
+        self.__name__ = getattr(func, "__name__", self.kind)
+        self.accepted, self.takes_all = _accepted(func)
+
+    def __reduce__(self):
+        return type(self), (self.func,)
+
+    def passed(self, **arguments) -> dict:
+        return {k: v for k, v in arguments.items() if self.takes_all or k in self.accepted}
+
+
+class VerlReward(ForeignReward):
+    """verl's ``compute_score(data_source, solution_str, ground_truth, extra_info)``, once per completion: the
+    completion's text, the row's answer (``ground_truth_column``, the answer column by default), the dataset's name
+    and the row; a dict's ``score`` is the reward and its other numbers are logged as ``rewards/NAME/KEY``."""
+
+    kind, columns = "verl", ("ground_truth",)
+
+    def __call__(self, completions, ground_truth, data_source="", log_metric=None, reward_name="", **columns):
+        rows = [{k: v[i] for k, v in columns.items() if isinstance(v, list) and len(v) == len(completions)
+                 and k not in TRL_NAMES} for i in range(len(completions))]
+        values = [self.func(**self.passed(data_source=data_source, solution_str=_text(c), ground_truth=truth,
+                                          extra_info=row)) for c, truth, row in zip(completions, ground_truth, rows)]
+        values = _awaited(values)
+        logged: dict[str, list[float]] = {}
+        scores = []
+        for value in values:
+            if isinstance(value, dict):
+                for key, number in value.items():
+                    if key != "score" and isinstance(number, (int, float)) and not isinstance(number, bool):
+                        logged.setdefault(key, []).append(float(number))
+                value = value.get("score")
+            scores.append(value)
+        if log_metric is not None:
+            for key, numbers in logged.items():
+                log_metric(f"rewards/{reward_name}/{key}", sum(numbers) / len(numbers))
+        return scores
+
+
+class OpenRLHFReward(ForeignReward):
+    """OpenRLHF's ``reward_func(queries, prompts, labels)``: prompt and completion text, the prompts, the row's answers
+    (``labels_column``, the answer column by default); a tensor, a list or a dict's ``rewards`` is the reward."""
+
+    kind, columns = "openrlhf", ("labels",)
+
+    def __call__(self, completions, labels, prompts=None, **columns):
+        asked = [_prompt_text(p) for p in (prompts or [""] * len(completions))]
+        texts = [_text(c) for c in completions]
+        value = self.func(**self.passed(queries=[p + t for p, t in zip(asked, texts)], prompts=asked, labels=labels))
+        value = _awaited([value])[0]
+        if isinstance(value, dict):
+            value = value.get("rewards", value.get("scores"))
+        return value.tolist() if hasattr(value, "tolist") else list(value)
+
+
+class VerifiersReward(ForeignReward):
+    """A verifiers rubric function, ``(completion, answer, prompt, info, state, ...)``, sync or async, once per
+    completion: the completion as a message list, the prompt as messages, the row's answer and ``info`` where the
+    row has them, and a fresh ``state``."""
+
+    kind = "verifiers"
+
+    def __call__(self, completions, prompts=None, **columns):
+        n = len(completions)
+        values = []
+        for i, completion in enumerate(completions):
+            messages = completion if isinstance(completion, list) else [{"role": "assistant", "content": completion}]
+            prompt = (prompts or [""] * n)[i]
+            row = {k: v[i] for k, v in columns.items() if isinstance(v, list) and len(v) == n and k not in TRL_NAMES}
+            values.append(self.func(**self.passed(
+                completion=messages, prompt=prompt if isinstance(prompt, list) else [{"role": "user", "content": prompt}],
+                answer=row.get("answer", ""), info=row.get("info") or {}, state={}, task=row.get("task", "default"))))
+        return _awaited(values)
+
+
+# What each trainer passes by its own names: never a dataset column of the reward's
+FOREIGN_NAMES = {"verl": ("data_source", "solution_str", "ground_truth", "extra_info"),
+                 "openrlhf": ("queries", "prompts", "labels"),
+                 "verifiers": ("completion", "prompt", "answer", "info", "state", "task", "parser")}
+
+
+def foreign_parts(adapter: type[ForeignReward], func: Callable, signature: inspect.Signature, read) -> dict:
+    """What a ``PathRewardSpec`` of a reward written for another trainer holds: the adapter around ``func``, the
+    columns it reads (the trainer's answer argument from the answer column by default, each remappable) and the
+    function's own parameters (``read(parameters)`` gives its columns and ``Param``\s)."""
+    columns, params = read([p for p in signature.parameters.values() if p.name not in FOREIGN_NAMES[adapter.kind]])
+    columns = tuple(dict.fromkeys(adapter.columns + columns))
+    remaps = tuple(Param(f"{c}_column", "answer" if c in ("ground_truth", "labels") else None, str,
+                         f"the dataset column read as '{c}'") for c in columns)
+    return {"func": adapter(func), "columns": columns, "params": params + remaps,
+            "remaps": tuple(p.name for p in remaps), "completion_shape": "" if adapter.kind == "verifiers" else "text"}
+
+
+def foreign_kind(func: Callable, signature: inspect.Signature) -> type[ForeignReward] | None:
+    """The adapter a function's signature asks for, or None for TRL's and grpo-core's own."""
+    names = set(signature.parameters)
+    if {"solution_str", "ground_truth"} <= names:
+        return VerlReward
+    if "queries" in names and names & {"labels", "prompts"}:
+        return OpenRLHFReward
+    first = next(iter(signature.parameters), "")
+    if first == "completion" and (inspect.iscoroutinefunction(func) or names & {"state", "info", "parser", "task"}):
+        return VerifiersReward
+    return None
+
+
+def _accepted(func) -> tuple[set, bool]:
+    parameters = inspect.signature(func).parameters
+    return set(parameters), any(p.kind is p.VAR_KEYWORD for p in parameters.values())
+
+
+def _prompt_text(prompt) -> str:
+    """A prompt as text: a chat prompt's messages, each one's content on its own line."""
+    if isinstance(prompt, list):
+        return "\n".join(_text(m.get("content")) if isinstance(m, dict) else str(m) for m in prompt)
+    return _text(prompt)
+
+
+def _text(value) -> str:
+    from grpo_core.rewards.reward import completion_text
+
+    return value if isinstance(value, str) else completion_text(value)
+
+
+def _awaited(values: list) -> list:
+    """``values`` with each coroutine run to its result, all of them at once."""
+    if not any(inspect.isawaitable(v) for v in values):
+        return values
+    import asyncio
+
+    from grpo_core.rewards.reward import run_coroutine
+
+    async def gather():
+        return await asyncio.gather(*(v if inspect.isawaitable(v) else _ready(v) for v in values))
+
+    return list(run_coroutine(gather()))
+
+
+async def _ready(value):
+    return value

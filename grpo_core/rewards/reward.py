@@ -54,6 +54,8 @@ def call_arguments(spec, params: dict, texts: list[str], columns: dict[str, list
                   "completion_ids": [[] for _ in range(n)] if completion_ids is None else completion_ids,
                   "log_metric": log_metric, "trainer_state": None}  # the Reward passes TRL's own where given
         kwargs.update({key: value for key, value in extras.items() if takes_all or key in accepted})
+        named = {"reward_name": spec.name, "data_source": getattr(spec, "dataset_name", "")}  # for adapters only
+        kwargs.update({key: value for key, value in named.items() if key in accepted})
         return (), kwargs
     if index is None:
         kwargs.update(columns)
@@ -147,13 +149,15 @@ class Reward:
     def __repr__(self) -> str:
         return f"<Reward {self.spec.name} params={self.params} weight={self.weight}>"
 
-    def fit_dataset(self, column_names, conversational: bool) -> None:
+    def fit_dataset(self, column_names, conversational: bool, name: str = "") -> None:
         """Fit a reward written for TRL to the run's dataset, as TRL would call it there: its completions in the
         dataset's shape (message lists for a conversational prompt, text otherwise) and, when it takes
         ``**kwargs``, every column of the dataset. Other rewards are left as they are."""
         if not getattr(self.spec, "trl_call", False):
             return
-        changes: dict = {"completion_shape": "chat" if conversational else "text"}
+        changes: dict = {"dataset_name": name}
+        if self.spec.completion_shape != "text":  # an adapter that reads text keeps it
+            changes["completion_shape"] = "chat" if conversational else "text"
         if _accepts(self.spec.func)[1]:
             declared = set(self.spec.required_columns(self.params))
             changes["optional_columns"] = tuple(c for c in column_names if c not in declared
