@@ -4,6 +4,7 @@ ones beside them. Functions live at module level so the checks can run them in a
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 
 from grpo_core import Param, RewardChecks, RewardSpec
 
@@ -62,9 +63,16 @@ ANY_IN_TAG = RewardSpec("any-in-tag", "1 if a number in the answer tag is the go
                         columns=("answer",))
 
 
+def _value(text):
+    """A number as its exact value (7, 7.0 and +7 are one answer), other text as written."""
+    text = str(text).strip()
+    return Fraction(text) if re.fullmatch(r"[-+]?\d+(\.\d+)?", text) else text
+
+
 def tag_answer(completion, answer):
-    """1.0 when the answer tag holds exactly the gold: the sound reward beside the ones above."""
-    return 1.0 if (_answer_tag(completion) or "").strip() == str(answer).strip() else 0.0
+    """1.0 when the answer tag holds exactly the gold (a number by its value): the sound reward beside the ones
+    above."""
+    return 1.0 if _value(_answer_tag(completion) or "") == _value(answer) else 0.0
 
 
 def _gold(columns, params):

@@ -67,7 +67,8 @@ def test_check_command_fails_a_reward_paying_the_gold_anywhere_on_the_datasets_r
 def test_check_command_fails_a_reward_paying_the_gold_anywhere_without_a_dataset():
     result = _invoke("--reward", "contains-gold", "--json")
     assert result.exit_code == 1, result.output
-    (finding,) = [r for r in json.loads(result.output)["results"] if r["status"] == "fail"]
+    failed = [r for r in json.loads(result.output)["results"] if r["status"] == "fail"]
+    finding = failed[0]  # first in the report; the right-answer properties see the same bug after it
     assert finding["property"] == "degenerate" and "scored 1.0" in finding["message"]
     assert "every integer from 0 to 199" in finding["message"] or "buried among" in finding["message"]
 
@@ -92,7 +93,7 @@ def test_check_reward_with_real_rows_fails_both(spec, words):
 def test_preflight_stops_both_on_real_rows():
     rows = arithmetic_rows()
     report = preflight([Reward(s, s.resolve()) for s in (fx.CONTAINS_GOLD, fx.ANSWER_LENGTH)], rows)
-    assert report.failed("contains-gold") == report.failed("answer-length") == ["degenerate"]
+    assert report.failed("contains-gold")[0] == report.failed("answer-length")[0] == "degenerate"
 
 
 # --- each attack, a reward that pays it ------------------------------------------------------
@@ -111,7 +112,7 @@ def test_preflight_stops_both_on_real_rows():
 ])
 def test_a_reward_paying_an_attack_fails_naming_it(spec, rows, words):
     report = check(spec, rows=rows, max_examples=6)
-    assert report.failed(spec.name) == ["degenerate"]
+    assert report.failed(spec.name)[0] == "degenerate"  # the right-answer properties may name the same bug after it
     paid = _paid(report, spec.name)
     assert all(w in paid for w in words), paid
 
@@ -119,7 +120,7 @@ def test_a_reward_paying_an_attack_fails_naming_it(spec, rows, words):
 @pytest.mark.parametrize("rows", [SUMS, BIG])
 def test_a_reward_taking_the_last_box_fails_on_two_boxed_answers(rows):
     report = check(fx.LAST_BOXED, rows=rows, max_examples=6)
-    assert report.failed("last-boxed") == ["degenerate"]
+    assert report.failed("last-boxed")[0] == "degenerate"
     result = report.result("last-boxed", "degenerate")
     assert "two boxed answers, a wrong one then the gold" in result.message, result.message
     assert "scored 1.0" in result.message
