@@ -67,7 +67,7 @@ def registered_properties():
 def test_a_registered_property_is_planned_run_worded_and_reported_in_its_place(registered_properties):
     assert list(PROPERTIES)[list(PROPERTIES).index("shapes"):] == [
         "shapes", "at-most-one", "each", "hostile", "degenerate", "needs-x", "pays-gold", "equivalent-forms",
-        "near-miss", "one-answer", "empty-tags", "state", "penalty", "rows", "time"]
+        "near-miss", "one-answer", "json-constants", "empty-tags", "state", "penalty", "rows", "time"]
     spec = _one_and_a_half()  # no columns, so no rows line
     report = run_checks([Reward(spec, {})], max_examples=3, seed=0, vary_params=False)
     ran = [r.property for r in report.results]

@@ -90,7 +90,7 @@ def test_a_reward_that_ignores_the_answer_fails_on_the_copied_prompt():
 
 def test_declared_degenerate_completions_catch_an_evaluated_copy_and_pass_an_exact_reward():
     bad = check(fx.EVALUATES)
-    assert bad.failed("evaluates-answer") == ["degenerate"]
+    assert bad.failed("evaluates-answer") == ["degenerate", "time"]  # eval() hangs on a power tower in the tag too
     result = bad.result("evaluates-answer", "degenerate")
     assert result.counterexample["input"].startswith("an expression from the prompt")
     assert re.fullmatch(r"<answer>\d+ \+ \d+</answer>", result.counterexample["completions"][0])

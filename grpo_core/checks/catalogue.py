@@ -6,7 +6,7 @@ pay); the plan, the report's order and its "not checked" lines follow from the r
 
 from __future__ import annotations
 
-from grpo_core.checks import audit, format_state, properties, right_answers as right
+from grpo_core.checks import audit, format_state, json_answers, properties, right_answers as right
 from grpo_core.checks.degenerate import GENERIC_ATTACKS
 from grpo_core.checks.registry import Property, Registry
 from grpo_core.checks.texts import HOSTILE_TEXTS
@@ -65,6 +65,8 @@ REGISTRY = Registry(
     Property("near-miss", "the answer off by one, times ten, with its sign flipped or a digit dropped, in the form "
              "that was paid, scores below it", right.near_miss, **_RIGHT, cost=5),
     Property("one-answer", "two different answers in one completion are not paid", right.one_answer, **_RIGHT, cost=4),
+    Property("json-constants", "for an answer that is a JSON object: constants and the right keys with wrong values "
+             "score below the right object", json_answers.json_constants, **_RIGHT, cost=7),
     Property("empty-tags", "tags with nothing in them, or the prompt's instruction copied back, score below filled "
              "tags", format_state.empty_tags, skip=properties.needs_determinism, cost=5),
     Property("state", "a completion scores the same alone, twice, and after other calls", format_state.state, **_RIGHT,

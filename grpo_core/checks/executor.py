@@ -15,11 +15,12 @@ from grpo_core.rewards.pool import TIMEOUT, Failure, WorkerPool
 class Hung(BaseException):
     """A call missed its deadline. A BaseException, so hypothesis stops at once instead of shrinking."""
 
-    def __init__(self, seconds: float, example: dict | None = None, items: int = 1) -> None:
+    def __init__(self, seconds: float, example: dict | None = None, items: int = 1, call: tuple | None = None) -> None:
         super().__init__(f"no result after {seconds:.1f} s")
         self.seconds = seconds
         self.example = example
         self.items = items
+        self.call = call  # (variant, items, shape): the call to try again, given longer
 
 
 class OutOfTime(BaseException):

@@ -29,17 +29,21 @@ def empty_tags(prop, subject: RewardUnderTest, inputs, deadline: float) -> Prope
     choices = [t for t in ([prompt_tags(prompt)] if prompt_tags(prompt) else []) + [["think", "answer"], ["think"],
                                                                                     ["reasoning", "answer"]]]
     top = tags = None
-    for choice in choices:
-        filled = tagged(choice, gold)
-        misspelt = re.sub(r"<(/?)(\w)", lambda m: f"<{m.group(1)}x{m.group(2)}", filled)
-        pair = [alone(subject, probe, text) for text in (filled, misspelt)]
-        if None not in pair and pair[0] > pair[1] + tol:
-            top, tags = pair[0], choice
+    for choice in choices:  # each layout as models write it: tags on their own lines, with a final newline or not
+        for end in ("", "\n"):
+            filled = tagged(choice, gold) + end
+            misspelt = re.sub(r"<(/?)(\w)", lambda m: f"<{m.group(1)}x{m.group(2)}", filled)
+            pair = [alone(subject, probe, text) for text in (filled, misspelt)]
+            if None not in pair and pair[0] > pair[1] + tol:
+                top, tags = pair[0], choice
+                break
+        if tags is not None:
             break
     if tags is None:  # it pays no tags above the same text with misspelt ones: not a format reward, no line
         return None
-    filled = tagged(tags, gold)
-    empties = [("empty tags", tagged(tags, gold, blank="")), ("whitespace-only tags", tagged(tags, gold, blank=" \n")),
+    empties = [("empty tags", tagged(tags, gold, blank="") + end), ("whitespace-only tags",
+                                                                     tagged(tags, gold, blank=" ") + end),
+               ("empty tags", tagged(tags, gold, blank="", compact=True) + end),
                ("the prompt's instruction copied back", prompt.strip())]
     scores = [top, None] + [alone(subject, probe, text) for _, text in empties]
     for (what, text), s in zip(empties, scores[2:]):
@@ -63,11 +67,12 @@ def state(prop, subject: RewardUnderTest, inputs, deadline: float) -> PropertyRe
     number = as_number(row.gold)
     golds = [str(int(number) + 7919 + i) for i in (0, 1)] if number is not None and number.denominator == 1 \
         else [row.gold + "x7919", row.gold + "x7920"]
-    seen = {}
+    seen, rows_and_texts = {}, []
     for index, fresh in enumerate(golds):
         columns = {k: (fresh if str(v).strip() == row.gold else v) for k, v in row.columns.items()}
         fresh_row = Row(columns, row.prompt, fresh)
         right, wrong = replaced(form, row.gold, fresh), replaced(form, row.gold, str(fresh) + "1")
+        rows_and_texts.append((fresh_row, right))
         order = [("right", right), ("wrong", wrong)] if index == 0 else [("wrong", wrong), ("right", right)]
         for kind, text in order + [(kind, text) for kind, text in order]:  # each twice in a row, alone
             got = score(subject, fresh_row, [text])
@@ -86,8 +91,24 @@ def state(prop, subject: RewardUnderTest, inputs, deadline: float) -> PropertyRe
                     f"was scored before; the {kind} answer ({clip_repr(form)} with a fresh answer) scored {first!r} "
                     f"and then {second!r} when {how}: its score depends on earlier calls (a counter, or a cache keyed "
                     "by less than the completion)", None, 8)
-    return subject.result("state", PASS, "the same scores alone, twice, and in either order on fresh rows",
-                          examples=8)
+    (first_row, first_right), (second_row, _) = rows_and_texts
+    right_score, wrong_there = values[("right", 0)][0], values[("wrong", 1)][0]
+    moved = score(subject, second_row, [first_right])  # one row's right answer, on another row: a wrong one there
+    if moved and None not in (moved[0], wrong_there, right_score) and moved[0] > wrong_there + tol \
+            and abs(moved[0] - right_score) <= tol:
+        return subject.result(
+            "state", FAIL, f"state violated: a completion scores the same however often and after whatever was scored "
+            f"before; {clip_repr(first_right)}, right for one row, scored {moved[0]!r} on another row whose answer it "
+            f"is not (a wrong answer there scores {wrong_there!r}): a cache keyed by the completion alone",
+            example_of(subject, second_row, [first_right], moved), 9)
+    twice = score(subject, first_row, [first_right, first_right])  # two right answers in one batch
+    if twice and right_score is not None and any(s is None or abs(s - right_score) > tol for s in twice):
+        return subject.result(
+            "state", FAIL, f"state violated: a completion scores the same however often and after whatever was scored "
+            f"before; the right answer scored {right_score!r} alone but {twice!r} twice in one batch: a bonus or a "
+            "discount for what else is in the batch", example_of(subject, first_row, [first_right] * 2, twice), 10)
+    return subject.result("state", PASS, "the same scores alone, twice, in either order, on another row and twice in "
+                          "one batch, on fresh rows", examples=10)
 
 
 def penalty(prop, subject: RewardUnderTest, inputs, deadline: float) -> PropertyResult:

@@ -296,14 +296,32 @@ def hostile(prop: Property, subject: RewardUnderTest, inputs: Inputs, deadline: 
     return result
 
 
+SLOW_S = 15.0  # how long a call that missed its limit is given again: slow (a library's own 5 s limit) or hung
+
+
 def time_limit(prop: Property, subject: RewardUnderTest, inputs: Inputs, deadline: float) -> PropertyResult:
-    """Whether a call hung past its limit while the other properties ran (the hang stopped them)."""
+    """Whether a call hung past its limit while the other properties ran. A call on a pathological input (a fixed
+    hostile text, a built attack) is given ``SLOW_S`` more seconds once: one that then ends is slow on that input,
+    said in a note, not a hang (a library's own time limit, as math-verify's); slow on ordinary text fails."""
     hung = subject.hung
+    pathological = bool((hung.example or {}).get("input")) if hung is not None else False
+    if hung is not None and hung.call is not None and subject.executor.mode == "process" and pathological:
+        started = time.monotonic()
+        try:
+            subject.call(*hung.call, seconds=SLOW_S)
+        except Hung:
+            pass
+        else:
+            took = time.monotonic() - started
+            return subject.result("time", PASS, f"slow, not hung: a call of {hung.items} completion"
+                                  f"{'s' * (hung.items != 1)} ran past {hung.seconds:.1f} s and ended given longer, "
+                                  f"in {took:.1f} s ({(hung.example or {}).get('input') or 'drawn text'}); hostile "
+                                  f"texts of up to {_hostile_size(subject)}")
     if hung is not None:
         what = "no score" if hung.items == 1 else f"no scores for a batch of {hung.items}"
         where, _, function = getattr(subject.spec, "source", "").rpartition(":")
         limit = ("declare RewardSpec(timeout=...)" if not where else f"set {function}.timeout = 5 in its file"
-                 if where.endswith(".py") else f"call it from a function in a file of yours that sets .timeout = 5")
+                 if where.endswith(".py") else "call it from a function in a file of yours that sets .timeout = 5")
         message = (f"time violated: {describe(prop, subject)}; {what} after {hung.seconds:.1f} s "
                    f"(hostile texts of up to {_hostile_size(subject)}). Make it faster, or {limit} so it runs under "
                    f"a hard limit")

@@ -64,16 +64,16 @@ def prompt_tags(prompt: str) -> list[str]:
     return list(dict.fromkeys(name for name in _TAG.findall(prompt or "") if not name.startswith("/")))
 
 
-def tagged(tags: list[str], answer: str, body: str = REASONING, blank: str | None = None) -> str:
-    """A completion filling each tag: the answer in an answer-like tag, reasoning in the others (``blank``: every
-    body that text instead)."""
+def tagged(tags: list[str], answer: str, body: str = REASONING, blank: str | None = None, compact: bool = False) -> str:
+    """A completion filling each tag, each on its own lines: the answer in an answer-like tag, reasoning in the
+    others (``blank``: every body that text instead; ``compact``: no line breaks around the bodies)."""
     if not any(t.lower() in ANSWER_TAGS for t in tags):
         tags = [*tags, "answer"]
     parts = []
     for tag in tags:
         inside = blank if blank is not None else answer if tag.lower() in ANSWER_TAGS else body
-        parts.append(f"<{tag}>\n{inside}\n</{tag}>" if blank is None else f"<{tag}>{inside}</{tag}>")
-    return "\n".join(parts)
+        parts.append(f"<{tag}>{inside}</{tag}>" if compact else f"<{tag}>\n{inside}\n</{tag}>")
+    return ("" if compact else "\n").join(parts)
 
 
 def forms_of(gold: str, prompt: str) -> list[tuple[str, str]]:
@@ -119,7 +119,7 @@ def near_misses(gold: str) -> list[tuple[str, str]]:
     decimals = len(gold.strip().partition(".")[2])
     show = (lambda x: f"{float(x):.{decimals}f}") if decimals else (lambda x: str(int(x)))
     misses = [("off by one", show(number + 1)), ("off by minus one", show(number - 1)),
-              ("times ten", show(number * 10))]
+              ("times ten", show(number * 10)), ("off by a fraction", f"{float(number - Fraction(2, 5)):g}")]
     if number != 0:
         misses.append(("with its sign flipped", show(-number)))
     digits = gold.strip().lstrip("+-")
@@ -195,8 +195,9 @@ def tolerance(subject: RewardUnderTest) -> float:
 
 class Scored:
     """The rows' forms scored once per reward under test, for every right-answer property. ``ignored`` says why
-    they do not apply to a reward that reads every column through ``**kwargs`` but not the answer (its best form
-    and the near misses in it all score the same)."""
+    they do not apply to a reward that reads every column through ``**kwargs`` but not the answer: it pays its best
+    form something, and the near misses in it just as much. One that pays nothing at all is judged (a column read
+    under the wrong name never pays)."""
 
     def __init__(self, subject: RewardUnderTest, inputs) -> None:
         self.rows: list[Row] = []
@@ -212,9 +213,10 @@ class Scored:
         if optional and self.rows:
             row = self.rows[0]
             best, text = max((s, t) for (_, t), s in zip(row.forms, row.scores) if s is not None)
-            wrong = score(subject, row, [replaced(text, row.gold, w) for _, w in near_misses(row.gold)
-                                         + [("other", "not an answer")]]) or []
-            if all(s is not None and abs(s - best) <= tolerance(subject) for s in wrong):
+            misses = near_misses(row.gold) or [("another answer", "zzz")]
+            wrong = score(subject, row, [replaced(text, row.gold, w) for _, w in misses]) or []
+            if best > subject.lo + tolerance(subject) and all(s is not None and abs(s - best) <= tolerance(subject)
+                                                               for s in wrong):
                 self.ignored = (f"it reads the column '{source}' only through **kwargs, and a wrong answer scores as "
                                 "the right one: it judges no answer")
 
@@ -277,7 +279,16 @@ def equivalent_forms(prop, subject: RewardUnderTest, inputs, deadline: float) ->
     for row, paid in rows:
         label, form, top = paid[0]
         variants = equivalents(form, row.gold)
-        scores = score(subject, row, [text for _, text in variants]) or []
+        scores = score(subject, row, [text for _, text in variants])
+        if scores is None:  # the batch raised: say which right answer made it
+            for how, text in variants:
+                outcome = subject.call(0, [Item(text, row.columns, row.prompt)])
+                if outcome.raised is not None:
+                    return subject.result(
+                        "equivalent-forms", FAIL, f"equivalent-forms violated: the same right answer written "
+                        f"differently scores the same; {clip_repr(text)} ({how}) made it raise {outcome.raised}",
+                        example_of(subject, row, [text], [None]), tried + 1)
+            scores = []
         tried += len(scores)
         for (how, text), s in zip(variants, scores):
             if s is None or s < top - tol:
@@ -300,13 +311,16 @@ def near_miss(prop, subject: RewardUnderTest, inputs, deadline: float) -> Proper
             texts = [replaced(form, row.gold, wrong) for _, wrong in misses]
             scores = score(subject, row, texts) or []
             tried += len(scores)
+            half = subject.lo + (top - subject.lo) / 2
             for (how, wrong), text, s in zip(misses, texts, scores):
-                if s is not None and s >= top - tol:
+                if s is not None and (s >= top - tol or s >= half - tolerance(subject)):
+                    much = "as much as the right answer" if s >= top - tol else (
+                        f"half or more of what the right answer scored ({top!r}): a wrong answer in the right form "
+                        "is paid for the form")
                     return subject.result(
                         "near-miss", FAIL, f"near-miss violated: a wrong answer scores below the right one in the "
                         f"form that was paid; the answer {how} ({wrong!r} for {row.gold!r}), {clip_repr(text)}, "
-                        f"scored {s!r}, as much as the right answer", example_of(subject, row, [form, text], [top, s]),
-                        tried)
+                        f"scored {s!r}, {much}", example_of(subject, row, [form, text], [top, s]), tried)
     if not tried:
         return subject.result("near-miss", SKIP, "no right answer is a number to change")
     return subject.result("near-miss", PASS, f"{tried} near misses scored below the right answer", examples=tried)
@@ -347,3 +361,4 @@ def one_answer(prop, subject: RewardUnderTest, inputs, deadline: float) -> Prope
     if not tried:
         return subject.result("one-answer", SKIP, "no right answer was paid in a tag or a box")
     return subject.result("one-answer", PASS, f"{tried} completions with two answers were not paid", examples=tried)
+

@@ -74,7 +74,7 @@ def direct_call(func: Callable, batched: bool, args: tuple, kwargs: dict) -> tup
         values = list(value)
     except TypeError:
         return "output", f"returned {clip_repr(value)} ({type(value).__name__}), expected one float or None per completion"
-    n = len(args[0])
+    n = len(args[0] if args else kwargs.get("completions") or [])  # TRL's keyword call has no positional one
     if len(values) != n:
         return "output", f"returned {len(values)} value{'s' * (len(values) != 1)} for {n} completion{'s' * (n != 1)}"
     for value in values:
@@ -198,18 +198,18 @@ class RewardUnderTest:
         # anything costs seconds more, not a batch's worth.
         return seconds if self.hung is None else min(seconds, max(3 * self.item_timeout_s, 5.0))
 
-    def call(self, vi: int, items: list[Item], shape: str = "plain") -> Outcome:
+    def call(self, vi: int, items: list[Item], shape: str = "plain", seconds: float | None = None) -> Outcome:
         variant = self.variants[vi]
         parts = self._parts(variant, items, shape)
         kwargs = {"prompts": parts["prompts"], "completions": parts["completions"],
                   "completion_ids": parts["ids"], "trainer_state": None}
         for source, values in parts["columns"].items():
             kwargs.setdefault(source, values)
-        seconds = self._seconds(len(items))
+        seconds = self._seconds(len(items)) if seconds is None else seconds
         try:
             result = self.executor.run(reward_call, (self._portable[vi], variant.params, kwargs), seconds)
         except Hung:
-            raise Hung(seconds, self.example(vi, items, shape), len(items)) from None
+            raise Hung(seconds, self.example(vi, items, shape), len(items), (vi, items, shape)) from None
         if result[0] == "died":
             return Outcome(None, len(items), 0, result[1])
         scores, metrics, raised = result

@@ -93,6 +93,8 @@ def _hostile(size: int = 1_000_000) -> list[tuple[str, str]]:
         ("unbalanced braces", "\\boxed{" + "{" * 5000),
         ("many boxes", "\\boxed{1}" * 5000),
         ("number with thousands of digits", "The answer is " + "1" * 20_000),
+        ("words in the answer tag", "<answer>forty-two</answer>"),
+        ("a power tower in the answer tag", "<answer>9**9**9**9</answer>"),
         ("exotic digits", "The answer is \u0664\u0662 or \uff14\uff12 or \U0001d7d2"),
         ("right-to-left text", "\u202eThe answer is 42\u202c <answer>\u0664\u0662</answer>"),
     ]

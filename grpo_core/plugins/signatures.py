@@ -9,12 +9,14 @@ is the ``bounds`` parameter (``--reward-arg NAME.bounds=-1,0``) unless what it r
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import math
 import re
 from typing import Callable
 
 from grpo_core.errors import UsageError
+from grpo_core.rewards.reward import completion_text, run_coroutine
 from grpo_core.settings.params import Param
 
 TRL_NAMES = ("prompts", "completions", "completion_ids", "trainer_state", "log_extra", "log_metric", "environments")
@@ -266,8 +268,6 @@ def _prompt_text(prompt) -> str:
 
 
 def _text(value) -> str:
-    from grpo_core.rewards.reward import completion_text
-
     return value if isinstance(value, str) else completion_text(value)
 
 
@@ -275,10 +275,6 @@ def _awaited(values: list) -> list:
     """``values`` with each coroutine run to its result, all of them at once."""
     if not any(inspect.isawaitable(v) for v in values):
         return values
-    import asyncio
-
-    from grpo_core.rewards.reward import run_coroutine
-
     async def gather():
         return await asyncio.gather(*(v if inspect.isawaitable(v) else _ready(v) for v in values))
 

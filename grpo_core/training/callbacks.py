@@ -155,9 +155,7 @@ class MonitorCallback(TrainerCallback, ExportableState):
             )
         logs["unscored_steps"] = self.unscored  # recorded by MetricsCallback, which runs after this one
         flat = logs.get("reward_std", 1.0) == 0.0
-        self.flat = self.flat + 1 if flat else 0
-        if not flat:
-            self.flat_calls = {}
+        self.flat, self.flat_calls = (self.flat + 1, self.flat_calls) if flat else (0, {})
         for key, value in logs.items():  # the tools an environment's episodes called while nothing was learnt
             if flat and key.startswith("tools/") and key.endswith("/calls") and key.count("/") == 2:
                 self.flat_calls[key[6:-6]] = self.flat_calls.get(key[6:-6], 0) + int(value or 0)
@@ -182,16 +180,14 @@ class MonitorCallback(TrainerCallback, ExportableState):
 
     def _nothing_to_learn(self, args, logs: dict) -> str:
         """What a run with no learning signal saw, in plain words, and changes that are not its settings already."""
-        group = int(getattr(args, "num_generations", 0) or 0)
-        reward = logs.get("reward")
+        group, reward = int(getattr(args, "num_generations", 0) or 0), logs.get("reward")
         seen = (f"every completion of every group has scored the same for {self.flat} logged steps (reward_std has "
                 f"been 0 for {self.flat} steps" + (f", reward {reward:.3f}" if isinstance(reward, (int, float)) else "")
                 + "): GRPO learns only from differences within a group, so these steps taught nothing")
-        if self.flat_calls:
-            calls = ", ".join(f"{tool} {count}" for tool, count in sorted(self.flat_calls.items(), key=lambda x: -x[1]))
+        if self.flat_calls:  # by count, most called first
+            calls = ", ".join(f"{t} {n}" for t, n in sorted(self.flat_calls.items(), key=lambda x: -x[1]))
             seen += f". Tool calls in those steps: {calls}; a tool never called there was never tried, and so never paid"
-        larger = f"--set num_generations={2 * group}" if group else "--set num_generations=8"
-        temperature = float(getattr(args, "temperature", 1.0) or 1.0)
+        larger, temperature = f"--set num_generations={2 * group or 8}", float(getattr(args, "temperature", 1.0) or 1.0)
         hotter = f", sample more widely (--set temperature={round(temperature + 0.3, 2):g})" if temperature < 1.5 else ""
         return (f"{seen}. Try a larger group ({larger}){hotter}, a reward that gives partial credit, or worked "
                 "examples in the prompt that show the right move; check the reward with `grpo-run check`.")
