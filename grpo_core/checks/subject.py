@@ -12,7 +12,7 @@ from grpo_core.checks.display import clip, clip_repr
 from grpo_core.checks.executor import Executor, Hung
 from grpo_core.checks.progress import Quiet
 from grpo_core.checks.results import PropertyResult
-from grpo_core.checks.texts import DEFAULT_MAX_COMPLETION_LENGTH, as_chat, token_ids
+from grpo_core.checks.texts import DEFAULT_MAX_COMPLETION_LENGTH, as_chat, hostile_for, token_ids
 from grpo_core.errors import RewardError
 from grpo_core.rewards.reward import Reward, call_arguments, run_coroutine
 from grpo_core.rewards.unscored import Unscored
@@ -273,7 +273,8 @@ class RewardUnderTest:
         if labels:
             example["input"] = ", ".join(labels)
         cut = [it for it in items if len(it.text) > len(clip(it.text))]
-        if cut and all(it.label for it in cut):  # a fixed hostile text: how to build it again in full
+        fixed = dict(hostile_for(self.max_completion_length))
+        if cut and all(fixed.get(it.label) == it.text for it in cut):  # a fixed hostile text: how to build it again
             example["rebuild"] = [f"dict(grpo_core.checks.texts.hostile_for({self.max_completion_length}))"
                                   f"[{it.label!r}]" for it in cut]
         elif cut:
