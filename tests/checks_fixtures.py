@@ -197,3 +197,17 @@ def fails_once(completion):
 
 
 FAILS_ONCE = RewardSpec("fails-once", "raises on its first call only", fails_once)
+
+
+_imported = []
+
+
+def slow_first_call(completion):
+    """Its first call in a process sleeps 3 s, as one that imports torch inside the function does."""
+    if not _imported:
+        time.sleep(3)
+        _imported.append(True)
+    return 0.5
+
+
+SLOW_FIRST_CALL = RewardSpec("slow-first-call", "imports something slow on its first call", slow_first_call)

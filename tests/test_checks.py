@@ -134,6 +134,7 @@ def test_an_item_error_the_direct_call_does_not_repeat_is_named_plainly(tmp_path
     report says so in a sentence that reads after 'it raised'."""
     monkeypatch.setenv("GRPO_TEST_FAILS_ONCE", str(tmp_path / "failed"))
     subject = RewardUnderTest(Reward(fx.FAILS_ONCE, fx.FAILS_ONCE.resolve()), vary_params=False)
+    subject.warmed = True  # the call below is the first: no warm-up call before it to spend the one failure
     items = [Item("a", {}), Item("b", {})]
     outcome = subject.call(0, items)
     assert outcome.errors == 1 and outcome.raised is None and outcome.scores[1] == 0.5
@@ -390,3 +391,10 @@ def test_check_is_a_grpo_run_command_and_help_stays_light():
 def test_property_result_round_trips_through_json():
     result = PropertyResult("r", "bounds", "fail", "m", {"scores": [float("nan")]}, 3, 0.5)
     assert json.loads(json.dumps(result.to_dict()))["counterexample"]["scores"] == ["nan"]
+
+
+def test_a_first_call_that_pays_for_an_import_is_not_a_hang():
+    """The first call sleeps 3 s (an import inside the function, as of torch): a warm-up call pays it, and time
+    passes with a 1 s limit per item."""
+    report = check(fx.SLOW_FIRST_CALL, item_timeout_s=1.0)
+    assert report.result("slow-first-call", "time").status == "pass", report.result("slow-first-call", "time").message

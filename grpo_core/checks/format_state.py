@@ -68,6 +68,9 @@ def state(prop, subject: RewardUnderTest, inputs, deadline: float) -> PropertyRe
     golds = [str(int(number) + 7919 + i) for i in (0, 1)] if number is not None and number.denominator == 1 \
         else [row.gold + "x7919", row.gold + "x7920"]
     seen, rows_and_texts = {}, []
+    fresh_rows = [Row({k: (g if str(v).strip() == row.gold else v) for k, v in row.columns.items()}, row.prompt, g)
+                  for g in golds]
+    before = score(subject, fresh_rows[1], [replaced(form, row.gold, golds[0])])  # before it is scored on its own row
     for index, fresh in enumerate(golds):
         columns = {k: (fresh if str(v).strip() == row.gold else v) for k, v in row.columns.items()}
         fresh_row = Row(columns, row.prompt, fresh)
@@ -92,14 +95,13 @@ def state(prop, subject: RewardUnderTest, inputs, deadline: float) -> PropertyRe
                     f"and then {second!r} when {how}: its score depends on earlier calls (a counter, or a cache keyed "
                     "by less than the completion)", None, 8)
     (first_row, first_right), (second_row, _) = rows_and_texts
-    right_score, wrong_there = values[("right", 0)][0], values[("wrong", 1)][0]
-    moved = score(subject, second_row, [first_right])  # one row's right answer, on another row: a wrong one there
-    if moved and None not in (moved[0], wrong_there, right_score) and moved[0] > wrong_there + tol \
-            and abs(moved[0] - right_score) <= tol:
+    right_score = values[("right", 0)][0]
+    moved = score(subject, second_row, [first_right])  # one row's right answer on another row, once it paid
+    if moved and before and None not in (moved[0], before[0]) and abs(moved[0] - before[0]) > tol:
         return subject.result(
             "state", FAIL, f"state violated: a completion scores the same however often and after whatever was scored "
-            f"before; {clip_repr(first_right)}, right for one row, scored {moved[0]!r} on another row whose answer it "
-            f"is not (a wrong answer there scores {wrong_there!r}): a cache keyed by the completion alone",
+            f"before; {clip_repr(first_right)}, right for one row, scored {before[0]!r} on another row before it was "
+            f"scored on its own, and {moved[0]!r} after: a cache keyed by the completion alone",
             example_of(subject, second_row, [first_right], moved), 9)
     twice = score(subject, first_row, [first_right, first_right])  # two right answers in one batch
     if twice and right_score is not None and any(s is None or abs(s - right_score) > tol for s in twice):

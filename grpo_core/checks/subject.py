@@ -21,6 +21,7 @@ from grpo_core.rewards.backend import get_pool
 from grpo_core.rewards.pool import TIMEOUT, Failure
 
 DEFAULT_ITEM_TIMEOUT_S = 2.0
+WARM_UP_S = 15.0  # the first call, made apart: what a reward imports inside its function
 MAX_PARAM_VARIANTS = 12
 
 
@@ -159,6 +160,7 @@ class RewardUnderTest:
         self.sized = None  # the examples a slow reward is checked on (sizing.Sizing), None when checked in full
         self.fit_budget = True  # whether a slow reward's check is sized to its time budget (run_checks)
         self.max_completion_length = DEFAULT_MAX_COMPLETION_LENGTH  # tokens a run generates: sizes hostile text
+        self.warmed = False  # whether the first call (lazy imports) was made, apart from any property
 
     def close(self) -> None:
         self.executor.close()
@@ -198,6 +200,18 @@ class RewardUnderTest:
         # anything costs seconds more, not a batch's worth.
         return seconds if self.hung is None else min(seconds, max(3 * self.item_timeout_s, 5.0))
 
+    def _warm_up(self, vi: int, item: Item) -> None:
+        """One empty completion on ``item``'s row, given ``WARM_UP_S``, its result unused: a reward that imports
+        inside its function (torch, a verifier's model) pays for it here, as training's first step does, not in
+        a property's time limit."""
+        parts = self._parts(self.variants[vi], [Item("", item.columns, item.prompt)], "plain")
+        kwargs = {"prompts": parts["prompts"], "completions": parts["completions"], "completion_ids": parts["ids"],
+                  "trainer_state": None, **parts["columns"]}
+        try:
+            self.executor.run(reward_call, (self._portable[vi], self.variants[vi].params, kwargs), WARM_UP_S)
+        except Hung:
+            pass
+
     def call(self, vi: int, items: list[Item], shape: str = "plain", seconds: float | None = None) -> Outcome:
         variant = self.variants[vi]
         parts = self._parts(variant, items, shape)
@@ -206,6 +220,9 @@ class RewardUnderTest:
         for source, values in parts["columns"].items():
             kwargs.setdefault(source, values)
         seconds = self._seconds(len(items)) if seconds is None else seconds
+        if not self.warmed:  # the first call pays for what the function imports inside (torch): an empty completion
+            self.warmed = True
+            self._warm_up(vi, items[0] if items else Item("", {}))
         try:
             result = self.executor.run(reward_call, (self._portable[vi], variant.params, kwargs), seconds)
         except Hung:
