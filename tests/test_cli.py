@@ -81,7 +81,7 @@ def test_dataset_lacking_a_reward_column(tmp_path):
     assert code == 2
     line = error_line(output)
     assert "reward 'count-a' needs the column 'answer'" in line and "prompt, solution" in line
-    assert "--reward-arg count-a.answer_column=COLUMN" in line
+    assert "--reward-arg count-a.answer_column=solution" in line  # a column the dataset has, by name
 
 
 def test_config_file_missing(data_file):

@@ -114,6 +114,8 @@ EXIT_STATUS = {
     "grpo-run --reward mth ": 2,
     "grpo-run --reward ./my_rewards.py:scor ": 2,
     "python examples/wrong_sign_reward.py": 1,
+    "grpo-run check --reward trl.rewards:think_format_reward ": 1,  # it pays empty <think></think>: empty-tags
+    "grpo-run check --reward ./examples/rewards/hedged_accuracy.py": 1,  # a planted hedge, shown failing
 }
 # What a training command gets appended: the tiny local model and one step; a run that compares (--control, or the
 # default run) compares on 2 prompts; and, but for --resume, --overwrite: the pages show alternatives, several of
