@@ -68,7 +68,7 @@ def test_preflight_says_what_it_checks_before_it_starts(capsys):
     from grpo_core import load_rewards
     from grpo_core.training import runner
 
-    run = SimpleNamespace(rewards=load_rewards(["length"], params={"length": {"target": 5}}), environments=[],
+    run = SimpleNamespace(grpo={}, rewards=load_rewards(["length"], params={"length": {"target": 5}}), environments=[],
                           dataset=Dataset.from_list([{"prompt": f"Count to {i}"} for i in range(3)]),
                           settings=SimpleNamespace(tool_timeout=30.0))
     with pytest.raises(GrpoError):  # the length reward pays padding: what the checks found comes after the line
