@@ -311,9 +311,12 @@ def near_miss(prop, subject: RewardUnderTest, inputs, deadline: float) -> Proper
             texts = [replaced(form, row.gold, wrong) for _, wrong in misses]
             scores = score(subject, row, texts) or []
             tried += len(scores)
+            # A flat amount for any wrong answer, half the right one's or more, pays the form (a format score);
+            # a graded reward's partial credit varies with how close the answer is, and is its design
             half = subject.lo + (top - subject.lo) / 2
+            flat = len(scores) > 1 and None not in scores and max(scores) - min(scores) <= tolerance(subject)
             for (how, wrong), text, s in zip(misses, texts, scores):
-                if s is not None and (s >= top - tol or s >= half - tolerance(subject)):
+                if s is not None and (s >= top - tol or flat and s >= half - tolerance(subject)):
                     much = "as much as the right answer" if s >= top - tol else (
                         f"half or more of what the right answer scored ({top!r}): a wrong answer in the right form "
                         "is paid for the form")
