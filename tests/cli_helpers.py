@@ -34,3 +34,14 @@ def train_run(run, **options):
         return train(run, claim, **options)
     finally:
         claim.release()
+
+
+def invoke_json(*args):
+    """``invoke`` for a command given --json: its exit status and the JSON document on standard output alone (a
+    warning on standard error, such as a plugin that failed to load, is not part of it)."""
+    import json
+
+    result = CliRunner().invoke(cli, [str(a) for a in args])
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    assert "Traceback" not in result.output
+    return result.exit_code, (json.loads(result.stdout) if result.exit_code in (0, 1) else result.output)

@@ -1,7 +1,6 @@
 """Rewards written for verl, OpenRLHF and verifiers, used unchanged by path: each is read from its signature, called
 through its trainer's adapter as TRL would call a reward, checked with a full report and trained one tiny step."""
 
-import json
 import textwrap
 
 import pytest
@@ -9,7 +8,7 @@ import pytest
 import grpo_core
 from grpo_core.plugins.loading import validate_columns
 
-from cli_helpers import invoke
+from cli_helpers import invoke, invoke_json
 
 FOREIGN = textwrap.dedent(r'''
     import asyncio
@@ -65,10 +64,10 @@ def foreign(tmp_path_factory):
 
 
 def report(path, name):
-    code, output = invoke("check", "--reward", f"{path}:{name}", "--dataset", "arithmetic", "--max-examples", "5",
+    code, report = invoke_json("check", "--reward", f"{path}:{name}", "--dataset", "arithmetic", "--max-examples", "5",
                           "--seed", "0", "--json")
-    assert code in (0, 1), output
-    return {r["property"]: r for r in json.loads(output)["results"]}
+    assert code in (0, 1), report
+    return {r["property"]: r for r in report["results"]}
 
 
 @pytest.mark.parametrize("name, kind", [("compute_score", "verl"), ("reward_func", "openrlhf"),

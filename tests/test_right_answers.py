@@ -2,12 +2,11 @@
 
 The rewards here are TRL-style functions by path, checked on the arithmetic dataset as a user runs the check."""
 
-import json
 import textwrap
 
 import pytest
 
-from cli_helpers import invoke
+from cli_helpers import invoke_json
 
 REWARDS = textwrap.dedent(r'''
     import re
@@ -126,10 +125,10 @@ def rewards(tmp_path_factory):
 
 
 def results(path, name: str) -> dict:
-    code, output = invoke("check", "--reward", f"{path}:{name}", "--dataset", "arithmetic", "--max-examples", "5",
+    code, report = invoke_json("check", "--reward", f"{path}:{name}", "--dataset", "arithmetic", "--max-examples", "5",
                           "--seed", "0", "--json")
-    assert code in (0, 1), output
-    return {r["property"]: r for r in json.loads(output)["results"]}
+    assert code in (0, 1), report
+    return {r["property"]: r for r in report["results"]}
 
 
 @pytest.mark.parametrize("name", BUGS)

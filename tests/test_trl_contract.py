@@ -3,7 +3,6 @@
 dataset's shape (message lists for a conversational prompt), and takes bools as numbers. Each such reward, and every
 reward of ``trl.rewards``, is checked (a full report, no property left unchecked for lack of scores) and trains."""
 
-import json
 import textwrap
 
 import pytest
@@ -11,7 +10,7 @@ import pytest
 import grpo_core
 from grpo_core.plugins.loading import validate_columns
 
-from cli_helpers import invoke
+from cli_helpers import invoke, invoke_json
 
 SIGNATURES = textwrap.dedent('''
     import re
@@ -75,10 +74,10 @@ def signatures(tmp_path):
 
 
 def check_report(reward: str, *options) -> dict:
-    code, output = invoke("check", "--reward", reward, "--dataset", "arithmetic", "--max-examples", "5", "--seed", "0",
+    code, report = invoke_json("check", "--reward", reward, "--dataset", "arithmetic", "--max-examples", "5", "--seed", "0",
                           "--json", *options)
-    assert code in (0, 1), output
-    return {(r["reward"], r["property"]): r for r in json.loads(output)["results"]}
+    assert code in (0, 1), report
+    return {(r["reward"], r["property"]): r for r in report["results"]}
 
 
 def test_rewards_in_trls_signatures_are_called_as_trl_calls_them(signatures):
