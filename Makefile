@@ -43,7 +43,7 @@ $(VENV)/.installed: $(PYPROJECTS) $(VENV)/.torch
 	touch $@
 
 $(VENV)/.installed-test: $(PYPROJECTS) $(VENV)/.installed
-	$(BIN)/python -m pip install --quiet -e ".[test,ray,serve]"
+	$(BIN)/python -m pip install --quiet -e ".[test,ray,serve,openenv]"
 	touch $@
 
 # Build every sdist and wheel, twine-check them, install the wheels in a clean venv and run grpo-run check there.

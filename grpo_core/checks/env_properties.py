@@ -21,6 +21,8 @@ from grpo_core.plugins.loading import Environment
 NO_REWARD = "the environment has no get_reward(), so its episodes earn no reward to check"
 NO_GOLD = ("not checked, the environment declares no gold episode; declare gold_episode in its EnvironmentSpec (for a "
            "class named by path, put an EnvironmentSpec beside it in the file and name that: file.py:spec)")
+NO_GOLD_SERVED = ("not checked, an OpenEnv server declares no gold episode (the other properties need none; its "
+                  "right episodes are checked where the environment's own code declares one)")
 DO_NOTHING_ROWS = 3  # rows the fixed do-nothing episodes start from
 
 
@@ -338,7 +340,8 @@ def check_environment(environment: Environment, rows: list[dict], seed: int, max
         elif needs_reward and not subject.has_reward:
             result = subject.result(name, SKIP, NO_REWARD)
         elif name == "gold episode" and subject.spec.gold_episode is None:
-            result = subject.result(name, SKIP, "the environment declares no gold episode", note=NO_GOLD)
+            result = subject.result(name, SKIP, "the environment declares no gold episode",
+                                    note=NO_GOLD_SERVED if getattr(subject.spec, "url", "") else NO_GOLD)
         else:
             try:
                 result = function(subject, draw)

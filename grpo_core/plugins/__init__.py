@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import pluggy
 
-from grpo_core.plugins import by_path, entry_points, hookspecs
+from grpo_core.plugins import by_path, entry_points, hookspecs, openenv_client
 from grpo_core.errors import PluginError, UsageError
 from grpo_core.settings.params import did_you_mean
 
@@ -181,7 +181,10 @@ class Registry:
         return by_path.resolve_dataset_name(name, self)
 
     def environment(self, name: str):
-        """The environment ``name`` selects: registered, or a class from a path (``file.py:Class``, ``module:Class``)."""
+        """The environment ``name`` selects: registered, a class from a path (``file.py:Class``, ``module:Class``), or
+        the one an OpenEnv server serves at an http(s) URL."""
+        if openenv_client.is_url(name):
+            return openenv_client.openenv_spec(name)
         return by_path.resolve_environment_name(name, self)
 
     def profile(self, name: str):

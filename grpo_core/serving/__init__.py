@@ -1,1 +1,2 @@
-"""``grpo-run serve``: the installed rewards over HTTP, for other trainers and for the ``remote`` reward."""
+"""``grpo-run serve``: the installed rewards over HTTP, for other trainers and for the ``remote`` reward, and
+environments with OpenEnv's protocol (``--env``)."""

@@ -21,8 +21,9 @@ OPENRLHF_PATH = "/get_reward"
 
 
 def create_app(rewards: dict[str, Reward], openrlhf: list[tuple[Reward, float]], *, max_bytes: int,
-               token: str | None = None) -> FastAPI:
-    """The server of ``rewards`` (by name); ``openrlhf`` is what ``POST /get_reward`` sums, each with its weight."""
+               token: str | None = None, environments: dict[str, str] | None = None) -> FastAPI:
+    """The server of ``rewards`` (by name); ``openrlhf`` is what ``POST /get_reward`` sums, each with its weight.
+    ``environments`` (name -> path) are the OpenEnv apps mounted beside, which ``/health`` lists."""
     app = FastAPI(title="grpo-run serve", docs_url=None, redoc_url=None, openapi_url=None)
     expected = f"Bearer {token}".encode() if token else None
 
@@ -65,7 +66,8 @@ def create_app(rewards: dict[str, Reward], openrlhf: list[tuple[Reward, float]],
 
     @app.get("/health")
     async def health() -> JSONResponse:
-        return JSONResponse({"status": "ok", "rewards": sorted(rewards)})
+        return JSONResponse({"status": "ok", "rewards": sorted(rewards),
+                             **({"environments": environments} if environments else {})})
 
     @app.get("/rewards")
     async def catalogue(request: Request) -> JSONResponse:
