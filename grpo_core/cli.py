@@ -198,8 +198,8 @@ def sample(models, dataset, dataset_args, rewards, reward_args, n, max_new_token
         click.echo(format_comparison(results))
 
 
-def _show_listing(kind: str, as_json: bool) -> None:
-    rows = listing.rows(kind)
+def _show_listing(kind: str, as_json: bool, names=()) -> None:
+    rows = listing.named_rewards(list(names)) if names else listing.rows(kind)
     if as_json:
         click.echo(json.dumps(rows, indent=2, default=str))
         return
@@ -215,8 +215,20 @@ def _listing(kind: str):
     return cli.command(name=kind)(command)
 
 
-for _kind in ("rewards", "datasets", "environments", "models"):
+for _kind in ("datasets", "environments", "models"):
     _listing(_kind)
+
+
+@cli.command()
+@click.argument("names", nargs=-1, metavar="[NAME]...")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def rewards(names, as_json):
+    """List installed rewards with their descriptions and parameters.
+
+    Given NAMEs (installed, FILE.py:FUNCTION or package.module:FUNCTION), lists those rewards, each with the
+    signature it was read as (grpo-core, TRL keyword, TRL factory, verl compute_score, OpenRLHF reward_func, verifiers
+    rubric; "(declared)" when its .signature says so)."""
+    _show_listing("rewards", as_json, names)
 
 
 @cli.group(invoke_without_command=True)

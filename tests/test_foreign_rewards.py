@@ -111,3 +111,96 @@ def test_foreign_rewards_train_unchanged(foreign, tmp_path, cache_dir):
     for name in SOUND:
         assert f"rewards/foreign:{name}/mean" in metrics
     assert "rewards/foreign:compute_score/acc" in metrics
+
+
+# A verifiers rubric function written sync, `(completion, answer)`: its signature is grpo-core's own too, so it is read
+# as that (the completion's text) unless its `.signature` says otherwise.
+SYNC_VERIFIERS = textwrap.dedent(r'''
+    import re
+
+
+    def _right(text, gold):
+        found = re.findall(r"<answer>(.*?)</answer>", text, re.S)
+        try:
+            return bool(found) and float(found[-1].strip()) == float(str(gold))
+        except ValueError:
+            return False
+
+
+    def correct(completion, answer) -> float:
+        """verifiers, written sync: the completion is the list of messages."""
+        return float(_right(completion[-1]["content"], answer))
+
+
+    def declared(completion, answer) -> float:
+        return float(_right(completion[-1]["content"], answer))
+
+
+    declared.signature = "verifiers"
+
+
+    def misspelled(completion, answer):
+        return 1.0
+
+
+    misspelled.signature = "verifier"
+
+
+    def nothing_verl_passes(text, answer):
+        return 1.0
+
+
+    nothing_verl_passes.signature = "verl"
+''')
+
+
+@pytest.fixture(scope="module")
+def sync_verifiers(tmp_path_factory):
+    path = tmp_path_factory.mktemp("sync") / "rubric.py"
+    path.write_text(SYNC_VERIFIERS)
+    return path
+
+
+def test_the_signature_attribute_reads_a_sync_verifiers_function_as_verifiers(sync_verifiers):
+    (reward,) = grpo_core.load_rewards([f"{sync_verifiers}:declared"])
+    assert reward.spec.read_as == "verifiers rubric (declared)" and "(read as verifiers's signature)" in reward.spec.description
+    assert reward.columns == {"answer": "answer"}  # the row's answer reaches it, though it takes no **kwargs
+    completions = [[{"role": "assistant", "content": "<answer>42</answer>"}],
+                   [{"role": "assistant", "content": "<answer>41</answer>"}], "<answer>42</answer>"]
+    assert reward(prompts=["q"] * 3, completions=completions, answer=["42"] * 3) == [1.0, 0.0, 1.0]
+    found = report(sync_verifiers, "declared")
+    assert not {p: r["message"] for p, r in found.items() if r["status"] == "fail"}
+    assert found["pays-gold"]["status"] == "pass", found["pays-gold"]
+
+
+@pytest.mark.parametrize("name, says", [
+    ("misspelled", "its .signature is 'verifier'; set it to one of 'grpo-core', 'trl', 'verl', 'openrlhf', 'verifiers'"),
+    ("nothing_verl_passes", "its .signature is 'verl', but it takes no 'solution_str'"),
+])
+def test_a_signature_attribute_that_cannot_hold_is_a_usage_error(sync_verifiers, name, says):
+    with pytest.raises(grpo_core.UsageError, match="rubric:" + name) as error:
+        grpo_core.load_rewards([f"{sync_verifiers}:{name}"])
+    assert says in str(error.value)
+
+
+def test_a_verifiers_function_read_as_text_fails_naming_the_override(sync_verifiers):
+    (reward,) = grpo_core.load_rewards([f"{sync_verifiers}:correct"])
+    assert reward.spec.read_as == "grpo-core"
+    hint = "if correct was written for verifiers (the completion a message list), set correct.signature = 'verifiers'"
+    with pytest.raises(grpo_core.RewardError, match="string indices must be integers") as error:
+        reward(prompts=["q"], completions=["<answer>42</answer>"], answer=["42"])
+    assert hint in str(error.value)
+    assert hint in report(sync_verifiers, "correct")["output"]["message"]  # grpo-run check says it too
+
+
+def test_the_rewards_listing_shows_the_signature_each_was_read_as(foreign, sync_verifiers):
+    names = [f"{foreign}:compute_score", f"{foreign}:reward_func", f"{foreign}:correct_answer",
+             f"{sync_verifiers}:declared", f"{sync_verifiers}:correct", "math"]
+    code, rows = invoke_json("rewards", *names, "--json")
+    assert code == 0, rows
+    assert {row["name"]: row["signature"] for row in rows} == {
+        "foreign:compute_score": "verl compute_score", "foreign:reward_func": "OpenRLHF reward_func",
+        "foreign:correct_answer": "verifiers rubric", "rubric:declared": "verifiers rubric (declared)",
+        "rubric:correct": "grpo-core", "math": "RewardSpec"}
+    code, table = invoke("rewards", f"{foreign}:reward_func")
+    assert code == 0 and "signature" in table.splitlines()[0] and "OpenRLHF" in table

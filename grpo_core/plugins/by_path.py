@@ -6,10 +6,10 @@ on the import path, as ``trl grpo --reward_funcs`` does). A ``:`` inside the pat
 
 A reward from a path is named ``STEM:FUNCTION`` for a file (``brevity:score`` for ``./rewards/brevity.py:score``)
 and ``MODULE:FUNCTION`` for a module, the same from any folder: that name is its metrics' (``rewards/<name>/mean``),
-and ``--reward-arg`` takes it or the name as written. Its signature says what it reads: the first parameter is the
-completion (unless it names TRL's ``completions``, ``prompts`` or ``completion_ids``: then it is called as TRL calls
-it), parameters without a default are columns, keyword parameters with a number, text or bool default are parameters.
-Attributes say the rest: ``score.bounds = (0, 10)``, ``score.checks = RewardChecks(...)``, ``score.timeout = 5``.
+and ``--reward-arg`` takes it or the name as written. Its signature says what it reads (signatures.read_as): the
+first parameter is the completion, parameters without a default are columns, keyword parameters with a number, text
+or bool default are parameters; one naming TRL's ``completions`` or written for verl, OpenRLHF or verifiers is called
+as that trainer calls it. Attributes say the rest: ``.bounds = (0, 10)``, ``.checks``, ``.timeout``, ``.signature``.
 
 A file is imported once, under a module name made from its absolute path, and its functions pickle as that path and
 name (``FileFunction``), so a worker process imports the file itself.
@@ -33,8 +33,8 @@ from typing import Any, Callable
 
 from grpo_core.errors import UsageError
 from grpo_core.plugins.served import remote_spec
-from grpo_core.plugins.signatures import (TRL_NAMES, column_params, factory_parts, foreign_kind, foreign_parts,
-                                          hinted_shape, is_factory, is_trl_call)
+from grpo_core.plugins.signatures import (ADAPTERS, FORMS, TRL_NAMES, TextCompletion, column_params, factory_parts,
+                                          foreign_parts, hinted_shape, may_be_messages, read_as)
 from grpo_core.rewards.declared import RewardChecks
 from grpo_core.settings.params import Param, did_you_mean
 from grpo_core.settings.syntax import REMOTE_PREFIX, is_path_name, short_name
@@ -54,6 +54,7 @@ class PathRewardSpec(RewardSpec):
     completion_shape: str = ""
     remaps: tuple[str, ...] = ()  # parameters made for it (COLUMN_column, bounds): never passed to the function
     dataset_name: str = ""  # the run's dataset, verl's data_source
+    read_as: str = ""  # the form its signature (or its .signature) was read as: "verifiers rubric", "TRL keyword", ...
 
 
 @dataclass(frozen=True)
@@ -251,20 +252,22 @@ def _reward_spec(found, name: str, source: str) -> PathRewardSpec:
         signature = inspect.signature(found)
     except (TypeError, ValueError):
         raise UsageError(f"{where}: its signature cannot be read; name a plain function") from None
-    foreign = foreign_kind(found, signature)
-    if foreign is not None:  # written for verl, OpenRLHF or verifiers: its adapter calls it as TRL calls a reward
-        parts = foreign_parts(foreign, _picklable(found, source), signature, lambda own: _columns_and_params(own, where))
-        parts.update(bounds=_bounds(getattr(found, "bounds", (0.0, 1.0)), where),
-                     timeout=_timeout(getattr(found, "timeout", None), where),
-                     checks=_checks(getattr(found, "checks", RewardChecks()), where))
-    elif is_factory(found, signature):
-        parts = factory_parts(found, signature, where, _param_type)
-    if foreign is not None or is_factory(found, signature):
-        description = _description(found, source) + (f" (read as {foreign.kind}'s signature)" if foreign else "")
-        return PathRewardSpec(name=name, description=description, batched=True, trl_call=True, source=source,
-                              distribution=source.rpartition(":")[0], **parts)
+    kind, declared = read_as(found, signature, where)  # grpo-core's, TRL's (or its factory's), verl's, ...
+    read = dict(read_as=FORMS[kind] + (" (declared)" if declared else ""), source=source, name=name,
+                distribution=source.rpartition(":")[0])
+    if kind == "factory":
+        return PathRewardSpec(description=_description(found, source), batched=True, trl_call=True, **read,
+                              **factory_parts(found, signature, where, _param_type))
+    declares = dict(bounds=_bounds(getattr(found, "bounds", (0.0, 1.0)), where),
+                    timeout=_timeout(getattr(found, "timeout", None), where),
+                    checks=_checks(getattr(found, "checks", RewardChecks()), where))
+    if kind in ADAPTERS:  # written for verl, OpenRLHF or verifiers: its adapter calls it as TRL calls a reward
+        parts = foreign_parts(ADAPTERS[kind], _picklable(found, source), signature,
+                              lambda own: _columns_and_params(own, where))
+        return PathRewardSpec(description=_description(found, source) + f" (read as {kind}'s signature)",
+                              batched=True, trl_call=True, **read, **parts, **declares)
     parameters = list(signature.parameters.values())
-    trl_call = is_trl_call(parameters)
+    trl_call, func = kind == "trl", _picklable(found, source)
     if trl_call:  # TRL passes every argument by keyword: any order, and the columns by their names
         parameters = [p for p in parameters if p.name not in TRL_NAMES]
     else:
@@ -273,16 +276,13 @@ def _reward_spec(found, name: str, source: str) -> PathRewardSpec:
             raise UsageError(f"{where}: its first parameter must be the completion, e.g. score(completion, answer), "
                              f"or it takes TRL's keywords, score(completions, **kwargs)")
         parameters = parameters[1:]
+        if not declared and may_be_messages(signature):  # verifiers' too: a failure on the text says so
+            func = TextCompletion(func, getattr(found, "__name__", name))
     columns, params = _columns_and_params(parameters, where)
     remaps = column_params(columns, params)
-    return PathRewardSpec(
-        name=name, description=_description(found, source), func=_picklable(found, source),
-        bounds=_bounds(getattr(found, "bounds", (0.0, 1.0)), where), columns=columns,
-        params=params + remaps, remaps=tuple(p.name for p in remaps), batched=trl_call,
-        timeout=_timeout(getattr(found, "timeout", None), where),
-        checks=_checks(getattr(found, "checks", RewardChecks()), where), distribution=source.rpartition(":")[0],
-        source=source, trl_call=trl_call, completion_shape=hinted_shape(signature),
-    )
+    return PathRewardSpec(description=_description(found, source), func=func, columns=columns, params=params + remaps,
+                          remaps=tuple(p.name for p in remaps), batched=trl_call, trl_call=trl_call,
+                          completion_shape=hinted_shape(signature), **read, **declares)
 
 
 def _columns_and_params(parameters: list, where: str) -> tuple[tuple[str, ...], tuple[Param, ...]]:

@@ -13,6 +13,16 @@ def rows(kind: str) -> list[dict]:
     return [_ROWS[kind](spec) for spec in specs]
 
 
+def named_rewards(names: list[str]) -> list[dict]:
+    """The rows of the rewards ``names`` select (installed, ``FILE.py:FUNCTION`` or ``module:FUNCTION``), each with
+    the signature it was read as: "verifiers rubric", "TRL keyword", ... for one named by path, "RewardSpec" for one
+    registered."""
+    registry = get_registry()
+    found = [registry.reward(name) for name in names]
+    return [{"name": spec.name, "signature": getattr(spec, "read_as", "") or "RewardSpec", **_reward(spec)}
+            for spec in found]
+
+
 def _params(spec) -> list[str]:
     return [param.describe() for param in spec.params]
 

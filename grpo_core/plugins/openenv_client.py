@@ -24,8 +24,6 @@ import json
 import re
 import threading
 import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from typing import Any
 
@@ -109,6 +107,9 @@ def require_openenv(url: str) -> None:
 
 
 def _get_json(base: str, path: str, required: bool = True, body: dict | None = None):
+    import urllib.error  # imported only with a URL selected: urllib.request imports the email package
+    import urllib.request
+
     request = urllib.request.Request(base + path, data=None if body is None else json.dumps(body).encode(),
                                      headers={"Content-Type": "application/json"})
     try:
@@ -191,8 +192,9 @@ class _Sessions:
             return cls.held[url]
 
 
-def _open_session(url: str):
-    """A connected openenv client on a session of its own; a refusal at capacity is asked again for a while."""
+def _open_session(url: str, reset: dict):
+    """``(client, reset's result)``: a connected openenv client on a session of its own, reset with ``reset``. The
+    server takes or refuses the session at the first message: a refusal at capacity is asked again for a while."""
     from openenv import GenericEnvClient
 
     deadline = time.monotonic() + CAPACITY_WAIT_S
@@ -200,18 +202,20 @@ def _open_session(url: str):
         client = GenericEnvClient(base_url=url, connect_timeout_s=CONNECT_S, message_timeout_s=MESSAGE_S).sync()
         try:
             client.connect()
-            return client
+            return client, client.reset(**reset)
         except Exception as error:
             _quietly_close(client)
-            if "CAPACITY" in str(error) and time.monotonic() < deadline:
+            at_capacity = "CAPACITY_REACHED" in str(error)
+            if at_capacity and time.monotonic() < deadline:
                 time.sleep(0.2)
                 continue
-            if "CAPACITY" in str(error):
-                held = _Sessions.change(url, 0)
+            if at_capacity:
                 raise OpenEnvUnreachable(
                     f"the OpenEnv server at {url} refused a session for {CAPACITY_WAIT_S:g} s: it is at capacity, "
-                    f"with {held} episode(s) of this run open; start it with max_concurrent_envs at least the "
-                    "episodes a step plays at once (per_device_train_batch_size)") from None
+                    f"with {_Sessions.change(url, 0)} episode(s) of this run open; start it with max_concurrent_envs "
+                    "at least the episodes a step plays at once (per_device_train_batch_size)") from None
+            if _server_refused(error):
+                raise RuntimeError(f"the OpenEnv server at {url} refused the reset: {error}") from None
             raise _unreachable(url, error) from None
 
 
@@ -273,15 +277,8 @@ def _reset(self, **row):
     """Start an episode: a session of its own on the server, reset with the row's columns."""
     _close(self)
     self._done, self._rewards = False, []
-    self._client = _open_session(self.url)
+    self._client, result = _open_session(self.url, {**self._options, **_jsonable(row)})
     _Sessions.change(self.url, 1)
-    try:
-        result = self._client.reset(**{**self._options, **_jsonable(row)})
-    except Exception as error:
-        _close(self)
-        if _server_refused(error):
-            raise RuntimeError(f"the OpenEnv server at {self.url} refused the reset: {error}") from None
-        raise _unreachable(self.url, error) from None
     self._take(result)
     text = _shown(result.observation or {}, "fields")
     return text if text not in ("{}", "") else None

@@ -233,13 +233,86 @@ FOREIGN_NAMES = {"verl": ("data_source", "solution_str", "ground_truth", "extra_
 def foreign_parts(adapter: type[ForeignReward], func: Callable, signature: inspect.Signature, read) -> dict:
     """What a ``PathRewardSpec`` of a reward written for another trainer holds: the adapter around ``func``, the
     columns it reads (the trainer's answer argument from the answer column by default, each remappable) and the
-    function's own parameters (``read(parameters)`` gives its columns and ``Param``\s)."""
+    function's own parameters (``read(parameters)`` gives its columns and parameters)."""
     columns, params = read([p for p in signature.parameters.values() if p.name not in FOREIGN_NAMES[adapter.kind]])
-    columns = tuple(dict.fromkeys(adapter.columns + columns))
+    taken = set(signature.parameters)  # a verifiers function reads the row's answer, info and task where it names them
+    own = ("answer",) if adapter.kind == "verifiers" and "answer" in taken else adapter.columns
+    columns = tuple(dict.fromkeys(own + columns))
     remaps = tuple(Param(f"{c}_column", "answer" if c in ("ground_truth", "labels") else None, str,
                          f"the dataset column read as '{c}'") for c in columns)
-    return {"func": adapter(func), "columns": columns, "params": params + remaps,
+    optional = tuple(c for c in ("info", "task") if c in taken) if adapter.kind == "verifiers" else ()
+    return {"func": adapter(func), "columns": columns, "params": params + remaps, "optional_columns": optional,
             "remaps": tuple(p.name for p in remaps), "completion_shape": "" if adapter.kind == "verifiers" else "text"}
+
+
+# How a reward named by path was read: each kind's label in listings; ``fn.signature = KIND`` picks one of SIGNATURES
+SIGNATURES = ("grpo-core", "trl", "verl", "openrlhf", "verifiers")
+FORMS = {"grpo-core": "grpo-core", "trl": "TRL keyword", "factory": "TRL factory", "verl": "verl compute_score",
+         "openrlhf": "OpenRLHF reward_func", "verifiers": "verifiers rubric"}
+ADAPTERS = {"verl": VerlReward, "openrlhf": OpenRLHFReward, "verifiers": VerifiersReward}
+_TAKES = {"trl": "completions", "verl": "solution_str", "openrlhf": "queries", "verifiers": "completion"}
+
+
+def read_as(func: Callable, signature: inspect.Signature, where: str) -> tuple[str, bool]:
+    """``(kind, declared)``: the form a function is read as, one of SIGNATURES or "factory", and whether its
+    ``.signature`` attribute said so (else its signature did, see ``foreign_kind``)."""
+    declared = getattr(func, "signature", None)
+    if declared is not None and not callable(declared):
+        if declared not in SIGNATURES:
+            raise UsageError(f"{where}: its .signature is {declared!r}; set it to one of "
+                             + ", ".join(repr(s) for s in SIGNATURES))
+        names = signature.parameters
+        wanted = _TAKES.get(declared)
+        if wanted and wanted not in names and not any(p.kind is p.VAR_KEYWORD for p in names.values()):
+            raise UsageError(f"{where}: its .signature is {declared!r}, but it takes no '{wanted}' (nor **kwargs), "
+                             f"which {declared} passes it; fix the parameter's name, or drop the .signature")
+        return declared, True
+    adapter = foreign_kind(func, signature)
+    if adapter is not None:
+        return adapter.kind, False
+    if is_factory(func, signature):
+        return "factory", False
+    return ("trl" if is_trl_call(list(signature.parameters.values())) else "grpo-core"), False
+
+
+def may_be_messages(signature: inspect.Signature) -> bool:
+    """Read as grpo-core's own form, a first parameter named ``completion`` with no type hint may be verifiers'
+    message list: the one signature the trainers share."""
+    first = next(iter(signature.parameters.values()), None)
+    return first is not None and first.name == "completion" and first.annotation is inspect.Parameter.empty
+
+
+# Indexing a text as a message list: "abc"[-1]["content"], "abc".get("content"), ""[-1]
+_TEXT_AS_MESSAGES = re.compile(r"string ind|'str' object has no attribute")
+
+
+class TextCompletion:
+    """A reward in grpo-core's own form whose first parameter, ``completion``, gets the completion's text: where it
+    fails indexing that text as a message list (as a verifiers rubric function reads it), the error says how to have
+    it read as verifiers' (``fn.signature = 'verifiers'``). It is the function otherwise, as ``inspect`` sees it too."""
+
+    def __init__(self, func: Callable, name: str) -> None:
+        self.func, self.name = func, name
+        self.__name__ = self.__qualname__ = name
+        self.__module__ = getattr(func, "__module__", None)  # "__main__" stays refused where a worker must import it
+        self.__doc__ = getattr(func, "__doc__", None)
+
+    @property
+    def __wrapped__(self) -> Callable:
+        return self.func
+
+    def __call__(self, *args, **kwargs):
+        try:
+            return self.func(*args, **kwargs)
+        except (TypeError, AttributeError, IndexError) as error:
+            if type(error) not in (TypeError, AttributeError, IndexError) or not _TEXT_AS_MESSAGES.search(str(error)):
+                raise
+            raise type(error)(f"{error} ({self.name} was read as grpo-core's own signature, its first parameter the "
+                              f"completion's text; if {self.name} was written for verifiers (the completion a message "
+                              f"list), set {self.name}.signature = 'verifiers' in its file)") from error
+
+    def __reduce__(self):
+        return TextCompletion, (self.func, self.name)
 
 
 def foreign_kind(func: Callable, signature: inspect.Signature) -> type[ForeignReward] | None:

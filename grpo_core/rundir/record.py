@@ -106,6 +106,7 @@ def describe(run, launch_command: list[str] | None = None) -> str:
             "dataset": {"name": run.settings.dataset, **run.dataset_params},
             "rewards": [
                 {"name": r.__name__, "weight": r.weight, "params": r.params, "columns": r.columns,
+                 **({"signature": r.spec.read_as} if getattr(r.spec, "read_as", "") else {}),
                  **({"schedule": run.schedules[r.__name__].describe()} if r.__name__ in run.schedules else {})}
                 for r in run.rewards
             ],

@@ -1,54 +1,36 @@
-"""Environments written with openenv's own classes and served by openenv's own server (``create_fastapi_app``), as
-a team's OpenEnv environment is: a sound quiz, one that pays any submission, one whose wrong-answer observation
-shows the answer, and one of MCP tools. ``python -m uvicorn quiz_envs:APP`` serves one, ``APP`` named by
-``QUIZ_ENV`` (sound, pays-any, leaky, mcp)."""
+"""The example OpenEnv environment (examples/environments/openenv_quiz.py) and its buggy twins, served by openenv's own
+server (``create_fastapi_app``): one that pays any submission, one whose wrong-answer observation shows the answer,
+and one of MCP tools. ``python -m uvicorn quiz_envs:APP`` serves one, ``APP`` named by ``QUIZ_ENV`` (sound,
+pays-any, leaky, mcp), with ``QUIZ_SESSIONS`` sessions at once; with ``QUIZ_LIVES``, the server exits after that
+many resets. A reset option ``level`` is shown in reset's observation."""
 
 from __future__ import annotations
 
 import os
+import sys
+from pathlib import Path
 from typing import Any, Optional
 
-from pydantic import Field
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples" / "environments"))
 
-from openenv.core.env_server import Action, Environment, Observation, State, create_fastapi_app
+from openenv.core.env_server import Observation, State, create_fastapi_app  # noqa: E402
+from openenv_quiz import Quiz as Example, QuizObservation, SubmitAction  # noqa: E402
 
-
-class SubmitAction(Action):
-    """Submit the final answer to the question."""
-
-    answer: str = Field(description="the final answer, a number")
+RESETS, LIVES = 0, int(os.environ.get("QUIZ_LIVES", "1000000000"))
 
 
-class QuizObservation(Observation):
-    text: str = Field(default="", description="what the model reads")
-    reward: Optional[float] = Field(default=None, ge=0.0, le=1.0, description="1 for the right answer")
-
-
-class Quiz(Environment):
-    """One question, answered once: 1 for the row's answer, else 0; the episode ends with the answer."""
-
-    SUPPORTS_CONCURRENT_SESSIONS = True
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._answer, self._state = "", State()
+class Quiz(Example):
+    """The example, counting its resets and showing a reset option."""
 
     def reset(self, seed: Optional[int] = None, episode_id: Optional[str] = None, **row: Any) -> QuizObservation:
-        self._answer = str(row.get("answer", "")).strip()
-        self._state = State(episode_id=episode_id, step_count=0)
-        return QuizObservation(text="Submit your answer with the submit tool.")
-
-    def step(self, action: SubmitAction, timeout_s: Optional[float] = None, **kwargs: Any) -> QuizObservation:
-        self._state.step_count += 1
-        right = self.paid(action.answer.strip())
-        return QuizObservation(text="right" if right else "wrong", done=True, reward=1.0 if right else 0.0)
-
-    def paid(self, given: str) -> bool:
-        return given == self._answer
-
-    @property
-    def state(self) -> State:
-        return self._state
+        global RESETS
+        RESETS += 1
+        if RESETS > LIVES:  # the server goes away, as a crashed or redeployed one does
+            os._exit(1)
+        observation = super().reset(seed, episode_id, **row)
+        if "level" in row:
+            observation.text += f" Level {row['level']}."
+        return observation
 
 
 class PaysAny(Quiz):
@@ -73,13 +55,13 @@ def _mcp_app():
     from openenv.core.env_server.mcp_environment import MCPEnvironment
 
     class Arithmetic(MCPEnvironment):
-        """MCP tools: multiply two whole numbers; submit pays 1 for the row's answer."""
+        """MCP tools: multiply two whole numbers."""
 
         SUPPORTS_CONCURRENT_SESSIONS = True
 
         def __init__(self) -> None:
             mcp = FastMCP("arithmetic")
-            self._answer, self._paid, self._state = "", 0.0, State()
+            self._state = State()
 
             @mcp.tool
             def multiply(a: int, b: int) -> str:
@@ -89,7 +71,7 @@ def _mcp_app():
             super().__init__(mcp)
 
         def reset(self, seed=None, episode_id=None, **row):
-            self._answer, self._state = str(row.get("answer", "")), State(episode_id=episode_id, step_count=0)
+            self._state = State(episode_id=episode_id, step_count=0)
             return Observation(done=False, reward=None)
 
         def _step_impl(self, action, timeout_s=None, **kwargs):
