@@ -138,6 +138,20 @@ def test_a_server_at_capacity_is_waited_for_then_named(servers, monkeypatch):
     assert second.submit(answer="42") == "right"
 
 
+def test_a_process_that_ends_mid_episode_exits_and_frees_its_session(servers, monkeypatch):
+    url = servers["one-session"].url
+    script = ("import sys\nfrom grpo_core.plugins.loading import load_environments\n"
+              f"[environment] = load_environments([{url!r}])\nepisode = environment.make()\n"
+              f"episode.reset(**{ROW!r})\nprint('left mid-episode')\n")
+    ended = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert ended.returncode == 0 and "left mid-episode" in ended.stdout, ended.stderr
+    monkeypatch.setattr(openenv_client, "CAPACITY_WAIT_S", 5.0)  # the server notices the closed socket
+    [environment] = load_environments([url])
+    episode = environment.make()
+    episode.reset(**ROW)  # the only session is free again
+    assert episode.submit(answer="42") == "right"
+
+
 def test_a_server_gone_mid_episode_is_named_within_seconds():
     server = OpenEnvServer("sound").wait()
     try:

@@ -19,11 +19,14 @@ openenv is the optional extra ``grpo-core[openenv]``, imported only when a URL i
 
 from __future__ import annotations
 
+import atexit
 import inspect
 import json
 import re
+import sys
 import threading
 import time
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -180,16 +183,27 @@ def declared_bounds(observation: dict | None, base: str) -> tuple[float, float]:
 
 
 class _Sessions:
-    """The WebSocket sessions this process holds on each server, counted for the capacity error."""
+    """The WebSocket sessions this process holds on each server, counted for the capacity error, and the episodes
+    holding them, closed when the process exits: openenv's client closes a session on its own event loop thread,
+    which is gone once the interpreter finalizes, so a close left to then would wait forever."""
 
     lock = threading.Lock()
     held: dict[str, int] = {}
+    open: "weakref.WeakSet" = weakref.WeakSet()
 
     @classmethod
     def change(cls, url: str, by: int) -> int:
         with cls.lock:
             cls.held[url] = cls.held.get(url, 0) + by
             return cls.held[url]
+
+    @classmethod
+    def close_all(cls) -> None:
+        for episode in list(cls.open):
+            _close(episode)
+
+
+atexit.register(_Sessions.close_all)
 
 
 def _open_session(url: str, reset: dict):
@@ -261,7 +275,7 @@ def environment_class(url: str, name: str, tools: list[dict]) -> type:
     namespace = {"__doc__": f"The OpenEnv environment at {url}; its tools: {', '.join(t['name'] for t in tools)}.",
                  "__init__": _init, "reset": _reset, "get_reward": _get_reward, "_step": _step, "_take": _take,
                  "_close": _close,
-                 "__del__": _close, "url": url, "bounds": None}
+                 "__del__": _collected, "url": url, "bounds": None}
     for tool in tools:
         namespace[tool["name"]] = _tool_method(tool)
     cls = type(re.sub(r"\W", "_", name.title()).replace("_", "") or "OpenEnv", (), namespace)
@@ -279,6 +293,7 @@ def _reset(self, **row):
     self._done, self._rewards = False, []
     self._client, result = _open_session(self.url, {**self._options, **_jsonable(row)})
     _Sessions.change(self.url, 1)
+    _Sessions.open.add(self)
     self._take(result)
     text = _shown(result.observation or {}, "fields")
     return text if text not in ("{}", "") else None
@@ -321,6 +336,11 @@ def _close(self) -> None:
         self._client = None
         _Sessions.change(self.url, -1)
         _quietly_close(client)
+
+
+def _collected(self) -> None:
+    if not sys.is_finalizing():  # at exit the sockets close with the process (close_all ran before)
+        _close(self)
 
 
 def _jsonable(row: dict) -> dict:
