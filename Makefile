@@ -16,8 +16,11 @@ DEMO_FLAGS ?= --overwrite
 demo: $(VENV)/.installed
 	HF_HUB_OFFLINE=1 $(BIN)/grpo-run $(DEMO_FLAGS)
 
+# The suite on PYTEST_WORKERS processes (pytest-xdist; each test file in one of them), 0 for one process.
+PYTEST_WORKERS ?= 2
+
 test: $(VENV)/.installed-test
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfile)
 
 setup: $(VENV)/.installed
 setup-test: $(VENV)/.installed-test
