@@ -16,8 +16,9 @@ DEMO_FLAGS ?= --overwrite
 demo: $(VENV)/.installed
 	HF_HUB_OFFLINE=1 $(BIN)/grpo-run $(DEMO_FLAGS)
 
-# The suite on PYTEST_WORKERS processes (pytest-xdist; each test file in one of them), 0 for one process.
-PYTEST_WORKERS ?= 2
+# The suite in one process; PYTEST_WORKERS=2 spreads it over two (pytest-xdist, each test file in one of them),
+# which test_hostile.py does not yet allow (it counts the other worker's processes as its own strays).
+PYTEST_WORKERS ?= 0
 
 test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -q $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfile)

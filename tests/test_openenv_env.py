@@ -212,6 +212,17 @@ def test_grpo_cores_calculator_served_with_openenv_is_checked_and_trained_throug
 
 
 @pytest.mark.slow
+def test_an_environment_written_with_openenvs_classes_trains_two_steps(servers, tmp_path, cache_dir):
+    out = tmp_path / "out"
+    code, output = _training(servers["sound"].url, out, "--max-steps", "2", dataset="arithmetic")
+    assert code == 0, output
+    assert "preflight: math, xml-format, quiz: no property failed" in " ".join(output.split()), output
+    steps = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    steps = [r for r in steps if "step" in r and "loss" in r]
+    assert len(steps) == 2 and all("rewards/quiz/mean" in r and "tools/call_frequency" in r for r in steps)
+
+
+@pytest.mark.slow
 def test_a_server_gone_mid_run_ends_it_with_a_checkpoint_and_one_line_naming_the_url(tmp_path, cache_dir):
     server = OpenEnvServer("sound", QUIZ_LIVES="2").wait()  # step 1's two episodes, then it exits
     try:
