@@ -259,18 +259,14 @@ def episode_benchmark(options) -> int:
     reference_rewards, reference_answers = results["in-process"][0]
     for name, passes in results.items():
         for index, (rewards, answers) in enumerate(passes):
-            for episode, (got, want) in enumerate(zip(rewards, reference_rewards)):
-                if got != want:
-                    failures += 1
-                    if failures <= 5:
-                        print(f"MISMATCH {name}, pass {index + 1}, episode {episode}: reward {got!r}, in-process "
-                              f"{want!r}")
-            for episode, (got, want) in enumerate(zip(answers, reference_answers)):
-                if got != want:
-                    failures += 1
-                    if failures <= 5:
-                        print(f"MISMATCH {name}, pass {index + 1}, episode {episode}: answers {got!r}, in-process "
-                              f"{want!r}")
+            for what, given, reference in (("reward", rewards, reference_rewards),
+                                           ("answers", answers, reference_answers)):
+                for episode, (got, want) in enumerate(zip(given, reference)):
+                    if got != want:
+                        failures += 1
+                        if failures <= 5:
+                            print(f"MISMATCH {name}, pass {index + 1}, episode {episode}: {what} {got!r}, "
+                                  f"in-process {want!r}")
     paid = sum(1 for r in reference_rewards if r == 1.0)
     if failures:
         print(f"rewards or answers differ: {failures} mismatches")
