@@ -24,7 +24,6 @@ import inspect
 import json
 import re
 import sys
-import threading
 import time
 import weakref
 from dataclasses import dataclass
@@ -183,19 +182,15 @@ def declared_bounds(observation: dict | None, base: str) -> tuple[float, float]:
 
 
 class _Sessions:
-    """The WebSocket sessions this process holds on each server, counted for the capacity error, and the episodes
-    holding them, closed when the process exits: openenv's client closes a session on its own event loop thread,
-    which is gone once the interpreter finalizes, so a close left to then would wait forever."""
+    """The episodes of this process that hold a WebSocket session (counted per server for the capacity error),
+    closed when the process exits: openenv's client closes a session on its own event loop thread, which is gone
+    once the interpreter finalizes, so a close left to then would wait forever."""
 
-    lock = threading.Lock()
-    held: dict[str, int] = {}
     open: "weakref.WeakSet" = weakref.WeakSet()
 
     @classmethod
-    def change(cls, url: str, by: int) -> int:
-        with cls.lock:
-            cls.held[url] = cls.held.get(url, 0) + by
-            return cls.held[url]
+    def held(cls, url: str) -> int:
+        return sum(1 for episode in list(cls.open) if episode.url == url)
 
     @classmethod
     def close_all(cls) -> None:
@@ -226,7 +221,7 @@ def _open_session(url: str, reset: dict):
             if at_capacity:
                 raise OpenEnvUnreachable(
                     f"the OpenEnv server at {url} refused a session for {CAPACITY_WAIT_S:g} s: it is at capacity, "
-                    f"with {_Sessions.change(url, 0)} episode(s) of this run open; start it with max_concurrent_envs "
+                    f"with {_Sessions.held(url)} episode(s) of this run open; start it with max_concurrent_envs "
                     "at least the episodes a step plays at once (per_device_train_batch_size)") from None
             if _server_refused(error):
                 raise RuntimeError(f"the OpenEnv server at {url} refused the reset: {error}") from None
@@ -292,7 +287,6 @@ def _reset(self, **row):
     _close(self)
     self._done, self._rewards = False, []
     self._client, result = _open_session(self.url, {**self._options, **_jsonable(row)})
-    _Sessions.change(self.url, 1)
     _Sessions.open.add(self)
     self._take(result)
     text = _shown(result.observation or {}, "fields")
@@ -334,7 +328,7 @@ def _close(self) -> None:
     client = getattr(self, "_client", None)
     if client is not None:
         self._client = None
-        _Sessions.change(self.url, -1)
+        _Sessions.open.discard(self)
         _quietly_close(client)
 
 

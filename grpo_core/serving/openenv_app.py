@@ -23,8 +23,8 @@ from typing import Any
 
 from grpo_core.errors import UsageError
 from grpo_core.plugins.loading import Environment
+from grpo_core.plugins.openenv_client import EXTRA
 
-EXTRA = 'pip install "grpo-core[openenv]"'
 MOUNT_PREFIX = "/envs/"
 UNAUTHORIZED = "this server needs its token: send the header 'Authorization: Bearer TOKEN'"
 
