@@ -16,12 +16,18 @@ DEMO_FLAGS ?= --overwrite
 demo: $(VENV)/.installed
 	HF_HUB_OFFLINE=1 $(BIN)/grpo-run $(DEMO_FLAGS)
 
-# The suite in one process; PYTEST_WORKERS=2 spreads it over two (pytest-xdist, each test file in one of them),
-# which test_hostile.py does not yet allow (it counts the other worker's processes as its own strays).
-PYTEST_WORKERS ?= 0
+# The suite on both cores: pytest-xdist with two workers, each test file in one of them (a module's server or trained
+# model is made once), torch one thread each (two workers of two threads on two cores wait on each other); then the
+# tests marked `alone`, which cannot share the machine, in one process. PYTEST_WORKERS=0 runs all of it in one process.
+PYTEST_WORKERS ?= 2
 
 test: $(VENV)/.installed-test
-	$(BIN)/python -m pytest -q $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfile)
+ifeq ($(PYTEST_WORKERS),0)
+	$(BIN)/python -m pytest -q
+else
+	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile -m "not alone"
+	$(BIN)/python -m pytest -q -m alone
+endif
 
 setup: $(VENV)/.installed
 setup-test: $(VENV)/.installed-test

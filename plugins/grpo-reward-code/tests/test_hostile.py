@@ -19,6 +19,10 @@ BOUND_S = LIMITS["timeout"] + 3.0  # the wall clock, plus the sandbox's start an
 SECRET = "hf_planted_secret_7f3a9c"
 WORKER_MARK = "runs inside the sandbox"  # in the command line of every sandbox process (the worker's source)
 
+# A program's processes may leave the process tree (a new session, a killed parent), so "nothing left behind" is
+# every sandbox process on the machine: another test process's sandboxes would count as this one's.
+pytestmark = pytest.mark.alone
+
 
 def sandbox_processes() -> list[int]:
     """Processes of any sandbox: bubblewrap's and the worker's (forks of the program keep that command line)."""
