@@ -17,16 +17,21 @@ demo: $(VENV)/.installed
 	HF_HUB_OFFLINE=1 $(BIN)/grpo-run $(DEMO_FLAGS)
 
 # The suite on both cores: pytest-xdist with two workers, each test file in one of them (a module's server or trained
-# model is made once), torch one thread each (two workers of two threads on two cores wait on each other); then the
-# tests marked `alone`, which cannot share the machine, in one process. PYTEST_WORKERS=0 runs all of it in one process.
+# model is made once), handed out longest first (tests/durations.json, see conftest.py), torch one thread each (two
+# workers of two threads on two cores wait on each other); then the tests marked `alone`, which cannot share the
+# machine, in one process. PYTEST_WORKERS=0 runs all of it in one process.
 PYTEST_WORKERS ?= 2
+# REPORT=/tmp/suite writes pytest's JUnit reports for scripts/test_durations.py: /tmp/suite-workers.xml and
+# /tmp/suite-alone.xml (/tmp/suite.xml in one process).
+REPORT ?=
 
 test: $(VENV)/.installed-test
 ifeq ($(PYTEST_WORKERS),0)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q $(if $(REPORT),--junitxml=$(REPORT).xml)
 else
-	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile -m "not alone"
-	$(BIN)/python -m pytest -q -m alone
+	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder -m "not alone" \
+		$(if $(REPORT),--junitxml=$(REPORT)-workers.xml)
+	$(BIN)/python -m pytest -q -m alone $(if $(REPORT),--junitxml=$(REPORT)-alone.xml)
 endif
 
 setup: $(VENV)/.installed

@@ -1,18 +1,31 @@
 """Where the test suite's time goes, from a JUnit XML report of a whole run.
 
-    PYTEST_ADDOPTS=--junitxml=/tmp/suite.xml make test     # or: .venv/bin/python -m pytest -q --junitxml=/tmp/suite.xml
-    python scripts/test_durations.py /tmp/suite.xml [--top 25] [--markdown]
+    make test REPORT=/tmp/suite          # /tmp/suite-workers.xml, then /tmp/suite-alone.xml
+    python scripts/test_durations.py /tmp/suite-workers.xml /tmp/suite-alone.xml [--top 25] [--markdown]
 
-Prints the total, each test file's time and share (the files that take 80% of it), and the slowest tests. Setup and
-teardown are part of a test's time in the report (a module fixture's server or training run is charged to the first
-test that uses it).
+Prints the wall time and the tests' own time (with two workers, the tests' times add up to about twice the wall
+time), each test file's time and share (the files that take 80% of it), and the slowest tests. Setup and teardown
+are part of a test's time in the report (a module fixture's server or training run is charged to the first test
+that uses it). Several reports (the phases of one ``make test``) are read as one run.
+
+``--save tests/durations.json`` writes each file's seconds there: the order in which ``make test`` hands files to
+its workers, longest first (see conftest.py), so that the last file to finish is a short one. A stale file only
+orders the run less well.
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import json
 import xml.etree.ElementTree as ElementTree
+
+
+def wall_seconds(path: str) -> float:
+    """The run's wall time: pytest writes it on the report's test suite."""
+    root = ElementTree.parse(path).getroot()
+    suite = root if root.tag == "testsuite" else root.find("testsuite")
+    return float(suite.get("time", 0) or 0) if suite is not None else 0.0
 
 
 def cases(path: str) -> list[tuple[str, str, float, str]]:
@@ -39,14 +52,17 @@ def table(rows: list[list[str]], header: list[str], markdown: bool) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("report")
+    parser.add_argument("reports", nargs="+", metavar="report")
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--markdown", action="store_true")
+    parser.add_argument("--save", metavar="PATH", help="write {test file: seconds} to PATH (tests/durations.json)")
     args = parser.parse_args()
-    found = cases(args.report)
+    found = [case for report in args.reports for case in cases(report)]
     total = sum(seconds for _, _, seconds, _ in found)
+    wall = sum(wall_seconds(report) for report in args.reports)
     outcomes = collections.Counter(outcome for *_, outcome in found)
-    print(f"{len(found)} tests ({', '.join(f'{n} {o}' for o, n in sorted(outcomes.items()))}), {total:.0f} s\n")
+    print(f"{len(found)} tests ({', '.join(f'{n} {o}' for o, n in sorted(outcomes.items()))}): {wall:.0f} s of wall "
+          f"time, {total:.0f} s of the tests' own time\n")
     by_file: dict[str, list[float]] = collections.defaultdict(list)
     for file, _, seconds, _ in found:
         by_file[file].append(seconds)
@@ -58,6 +74,11 @@ def main() -> None:
         rows.append([file, str(len(times)), f"{sum(times):.0f}", f"{100 * sum(times) / total:.1f}%",
                      f"{100 * running / total:.0f}%"])
     print(table(rows, ["file", "tests", "seconds", "share", "cumulative"], args.markdown) + "\n")
+    if args.save:
+        seconds = {file: round(sum(times), 1) for file, times in sorted(by_file.items())}
+        with open(args.save, "w", encoding="utf-8") as handle:
+            json.dump(seconds, handle, indent=0, sort_keys=True)
+            handle.write("\n")
     slowest = sorted(found, key=lambda case: -case[2])[:args.top]
     rows = [[f"{file}::{name}", f"{seconds:.1f}", f"{100 * seconds / total:.1f}%"] for file, name, seconds, _ in slowest]
     print(table(rows, ["test", "seconds", "share"], args.markdown))
