@@ -77,10 +77,10 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--repeat", type=int, default=2)
-    parser.add_argument("--quick", action="store_true", help="1 step, twice: checks the benchmark runs, no figure")
+    parser.add_argument("--quick", action="store_true", help="1 step, once each: checks the benchmark runs, no figure")
     options = parser.parse_args()
     if options.quick:
-        options.steps, options.repeat = 1, 2
+        options.steps, options.repeat = 1, 1
     from grpo_core.builtin.models import tiny_random_path
 
     model_path = tiny_random_path()

@@ -145,7 +145,9 @@ def skipped(rng: random.Random, question: str, value: int, kind: str | None = No
     kind = kind or rng.choices(SKIPPED_KINDS, SKIPPED_WEIGHTS)[0]
     if kind == "blank":
         return _blank(rng)
-    if kind == "whitespace run":
+    if kind == "whitespace run":  # one blank repeated or a mix of them, up to 960 characters
+        if rng.random() < 0.5:
+            return rng.choice(" \t\n") * run_length(rng, 2)
         return "".join(rng.choice(" \t\n") for _ in range(run_length(rng, 2)))
     if kind == "character run":
         return _run(rng, answer)

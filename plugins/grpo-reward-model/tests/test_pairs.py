@@ -11,8 +11,8 @@ import pytest
 from grpo_core import load_dataset
 from grpo_core.testing import generic_attacks, generic_degenerate, padding_to
 from grpo_reward_model.degenerate import INJECTIONS
-from grpo_reward_model.pairs import (INVISIBLE, SKIPPED_KINDS, TRAINING_APPEALS, preference_rows, question_of,
-                                     skipped)
+from grpo_reward_model.pairs import (INVISIBLE, SKIPPED_KINDS, SKIPPED_WEIGHTS, TRAINING_APPEALS, preference_rows,
+                                     question_of, skipped)
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +30,8 @@ def test_every_skipped_kind_is_drawn_in_a_share_of_the_rows(rows):
     assert set(kinds) == {"wrong", "filler", "appeal", *SKIPPED_KINDS}
     skipped_rows = sum(kinds[kind] for kind in SKIPPED_KINDS)
     assert 0.2 < skipped_rows / len(pairs) < 0.3  # half of the augmented half
-    assert min(kinds[kind] for kind in SKIPPED_KINDS) > skipped_rows / len(SKIPPED_KINDS) / 2
+    for kind, weight in zip(SKIPPED_KINDS, SKIPPED_WEIGHTS):  # at least half of its weight's share
+        assert kinds[kind] > skipped_rows * weight / sum(SKIPPED_WEIGHTS) / 2, (kind, kinds[kind])
     assert all("kind" not in pair for pair in preference_rows(rows[:50], seed=0))  # what RewardTrainer reads
 
 
@@ -66,12 +67,14 @@ def _copies(text: str) -> bool:
 @pytest.mark.parametrize("kind", SKIPPED_KINDS)
 def test_each_kind_is_what_it_says_and_holds_no_right_answer(kind):
     rng = random.Random(kind)
+    shapes = set()
     for _ in range(200):
         text = skipped(rng, "What is 12 + 7?", 19, kind)
         if kind == "blank":
             assert all(c in INVISIBLE or unicodedata.category(c) == "Co" for c in text)
         elif kind == "whitespace run":
             assert text and not text.strip(" \t\n")
+            shapes.add("one blank repeated" if len(set(text)) == 1 else "blanks mixed")
         elif kind == "character run":
             assert len(text) >= 8 and len(set(text[:-1])) == 1 and text != "a" * 1000  # the audit's run: never
         elif kind == "token run":
@@ -84,6 +87,8 @@ def test_each_kind_is_what_it_says_and_holds_no_right_answer(kind):
             assert "<answer>" in text and not any(c.isdigit() for c in text)
         else:
             assert text in TRAINING_APPEALS
+    if kind == "whitespace run":  # spaces alone to 960 characters: trained on, a model is not paid by 1,000 of them
+        assert shapes == {"one blank repeated", "blanks mixed"}
     with pytest.raises(ValueError, match="kind must be one of"):
         skipped(rng, "What is 12 + 7?", 19, "nonsense")
 
