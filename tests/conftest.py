@@ -68,8 +68,8 @@ def cache_dir(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def installed_fixture_plugins(tmp_path_factory):
-    """Install the fixture plugin packages with pip into a folder and put it on sys.path."""
+def fixture_plugin_site(tmp_path_factory):
+    """The fixture plugin packages, installed with pip into a folder once a session."""
     target = tmp_path_factory.mktemp("site")
     for name in ("grpo-fixture-plugin", "grpo-fixture-broken"):
         subprocess.run(
@@ -78,9 +78,16 @@ def installed_fixture_plugins(tmp_path_factory):
             check=True,
             capture_output=True,
         )
-    sys.path.insert(0, str(target))
-    yield target
-    sys.path.remove(str(target))
+    return target
+
+
+@pytest.fixture
+def installed_fixture_plugins(fixture_plugin_site):
+    """The fixture plugins on sys.path for one test: a test that runs after it in the same process finds only the
+    plugins the environment installs (the broken one would warn in its output)."""
+    sys.path.insert(0, str(fixture_plugin_site))
+    yield fixture_plugin_site
+    sys.path.remove(str(fixture_plugin_site))
     for module in [m for m in sys.modules if m.startswith("grpo_fixture")]:
         del sys.modules[module]
 
