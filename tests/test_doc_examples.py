@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import time
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -191,11 +192,35 @@ def work_folder(path: Path) -> Path:
     return path
 
 
+PAGE_ENV = {"HF_HUB_OFFLINE": "1", "CUDA_VISIBLE_DEVICES": "", "TERM": "dumb", "NO_COLOR": "1", "COLUMNS": "120"}
+
+
 def run(words: list[str], folder: Path, timeout: int = 900) -> subprocess.CompletedProcess:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("GRPO_") or key == "GRPO_CACHE_DIR"}
-    env.update(HF_HUB_OFFLINE="1", CUDA_VISIBLE_DEVICES="", TERM="dumb", NO_COLOR="1", COLUMNS="120")
-    argv = [sys.executable, "-m", "grpo_core", *words[1:]] if words[0] == "grpo-run" else [sys.executable, *words[1:]]
-    return subprocess.run(argv, cwd=folder, env=env, capture_output=True, text=True, timeout=timeout)
+    """``words`` run in ``folder`` as a reader's shell runs them, with none of the suite's GRPO_ settings but its
+    model cache. grpo-run runs in this process (grpo_core's own main, as ``python -m grpo_core``), which spares each
+    command the seconds of importing torch, transformers and TRL again; tests/test_packaging.py runs the installed
+    command. A ``python`` command runs in a process of its own."""
+    if words[0] != "grpo-run":
+        env = {key: value for key, value in os.environ.items()
+               if not key.startswith("GRPO_") or key == "GRPO_CACHE_DIR"}
+        return subprocess.run([sys.executable, *words[1:]], cwd=folder, env={**env, **PAGE_ENV},
+                              capture_output=True, text=True, timeout=timeout)
+    from click.testing import CliRunner
+
+    from grpo_core.cli import cli
+
+    unset = {key: None for key in os.environ if key.startswith("GRPO_") and key != "GRPO_CACHE_DIR"}
+    here = os.getcwd()
+    os.chdir(folder)
+    try:
+        result = CliRunner().invoke(cli, words[1:], env={**unset, **PAGE_ENV}, prog_name="grpo-run")
+    finally:
+        os.chdir(here)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        # An error grpo-run did not turn into a message: never the status a page shows, whatever its number.
+        trace = "".join(traceback.format_exception(result.exception))
+        return subprocess.CompletedProcess(words, "an uncaught error", result.stdout, result.stderr + trace)
+    return subprocess.CompletedProcess(words, result.exit_code, result.stdout, result.stderr)
 
 
 def as_run(command: DocCommand) -> list[str]:
