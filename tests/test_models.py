@@ -92,6 +92,32 @@ def test_staging_leaves_nothing_behind_on_a_crash(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["model"]
 
 
+def test_processes_that_resolve_smollm2_at_once_convert_it_once(own_cache, monkeypatch):
+    """Two runs started together on a fresh machine: the second waits for the first's copy instead of converting
+    again (a conversion takes half a minute and a core). Threads stand in for the processes: each takes the lock
+    through a file of its own, as two processes do."""
+    import threading
+    import time
+
+    calls = []
+
+    def convert(gguf, target):
+        calls.append(threading.current_thread().name)
+        time.sleep(0.5)  # long enough for the other to arrive while this one converts
+        fake_converted(own_cache)
+
+    monkeypatch.setattr(models, "smollm2_gguf", lambda: own_cache / "model.gguf")
+    monkeypatch.setattr(models, "convert_gguf", convert)
+    paths = []
+    threads = [threading.Thread(target=lambda: paths.append(models.smollm2_path()), name=f"run{i}") for i in (1, 2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert len(calls) == 1, calls
+    assert paths == [str(own_cache / "models" / "smollm2-135m")] * 2
+
+
 @pytest.mark.slow
 @needs_wheel
 def test_gguf_converts_once_to_a_chat_model_that_answers(own_cache, monkeypatch):
@@ -100,7 +126,8 @@ def test_gguf_converts_once_to_a_chat_model_that_answers(own_cache, monkeypatch)
 
     path = get_registry().model("smollm2-135m").resolve()
     assert path == str(own_cache / "models" / "smollm2-135m")
-    assert [p.name for p in (own_cache / "models").iterdir()] == ["smollm2-135m"]  # no temp folder left
+    # no temp folder left; the conversion's lock file stays (removing it would race a process that waits on it)
+    assert sorted(p.name for p in (own_cache / "models").iterdir()) == ["smollm2-135m", "smollm2-135m.lock"]
     monkeypatch.setattr(models, "convert_gguf", lambda *a: pytest.fail("converted twice"))
     assert get_registry().model("smollm2-135m").resolve() == path
 

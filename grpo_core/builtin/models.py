@@ -79,9 +79,11 @@ def smollm2_path() -> str:
     gguf = smollm2_gguf()
     if gguf is None:
         return SMOLLM2_HUB_ID
-    print(f"model: converting SmolLM2-135M-Instruct from {gguf.name} to {target} (once; about half a minute)",
-          file=sys.stderr, flush=True)
-    convert_gguf(gguf, target)
+    with _converting(target):  # a second process started meanwhile waits for this one's copy
+        if not _complete(target):
+            print(f"model: converting SmolLM2-135M-Instruct from {gguf.name} to {target} (once; about half a "
+                  "minute)", file=sys.stderr, flush=True)
+            convert_gguf(gguf, target)
     return str(target)
 
 
@@ -139,6 +141,28 @@ def _complete(folder: Path) -> bool:
     return (folder / "config.json").is_file() and (folder / "tokenizer_config.json").is_file() and any(
         folder.glob("*.safetensors")
     )
+
+
+class _converting:
+    """One process at a time converts into ``target``: an exclusive ``flock`` on a file beside it, which the kernel
+    releases if the holder dies. Without flock (Windows) each process converts and ``_staging`` keeps the first."""
+
+    def __init__(self, target: Path) -> None:
+        self.path = Path(target).with_name(f"{Path(target).name}.lock")
+        self.fd = None
+
+    def __enter__(self) -> None:
+        try:
+            import fcntl
+        except ImportError:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        fcntl.flock(self.fd, fcntl.LOCK_EX)
+
+    def __exit__(self, *exc) -> None:
+        if self.fd is not None:
+            os.close(self.fd)  # closing releases the lock
 
 
 class _staging:
