@@ -200,6 +200,10 @@ def always_one(completion):
     return 1.0
 
 
+def pays_nothing(completion):
+    return 0.0
+
+
 class Rewards:
     @staticmethod
     @__import__("grpo_core").hookimpl
@@ -208,6 +212,7 @@ class Rewards:
 
         register(RewardSpec("pays-length", "Pays every character", pays_length, bounds=(0.0, 1.0)))
         register(RewardSpec("always-one", "Pays every completion the same", always_one, bounds=(0.0, 1.0)))
+        register(RewardSpec("pays-nothing", "Pays no completion anything", pays_nothing, bounds=(0.0, 1.0)))
 
 
 def tiny_run(data_file, out, *extra):
@@ -342,13 +347,13 @@ def test_a_resumed_run_with_a_probe_keeps_its_first_probe_as_the_starting_point(
 
 @pytest.mark.slow
 def test_a_run_with_nothing_to_learn_from_says_what_it_saw_and_stops_with_a_checkpoint(data_file, tmp_path, cache_dir):
-    """Every completion of every group pays the same: after 3 logged steps the run says so in plain words, suggests a
-    group size that is not its own, saves and stops (exit 3); --stop-on none keeps it going."""
+    """Every completion of every group pays the same (nothing): after 3 logged steps the run says so in plain words,
+    suggests a group size that is not its own, saves and stops (exit 3); --stop-on none keeps it going."""
     from grpo_core.plugins import registered
 
     out = tmp_path / "out"
     with registered(Rewards()):
-        code, output = invoke(*tiny_run(data_file, out, "--reward", "always-one", "--max-steps", "6",
+        code, output = invoke(*tiny_run(data_file, out, "--reward", "pays-nothing", "--max-steps", "6",
                                         "--set", "max_completion_length=8", "--set", "logging_steps=1",
                                         "--stop-on", "reward-std"))
     assert code == 3, output
@@ -358,13 +363,63 @@ def test_a_run_with_nothing_to_learn_from_says_what_it_saw_and_stops_with_a_chec
     assert "by --stop-on reward-std" in output
     steps = [r["step"] for r in metrics(out) if "step" in r]
     assert max(steps) == 3 and (out / "checkpoint-3").is_dir() and not (out / "final").exists()
+    assert "the top of every reward" not in output
     kept = tmp_path / "kept"
     with registered(Rewards()):
-        code, output = invoke(*tiny_run(data_file, kept, "--reward", "always-one", "--max-steps", "4",
+        code, output = invoke(*tiny_run(data_file, kept, "--reward", "pays-nothing", "--max-steps", "4",
                                         "--set", "max_completion_length=8", "--set", "logging_steps=1",
                                         "--stop-on", "none"))
     assert code == 0 and "every completion of every group has scored the same" in output, output
     assert (kept / "final").is_dir()
+
+
+@pytest.mark.slow
+def test_a_run_whose_every_completion_earns_the_top_ends_as_a_finished_run(data_file, tmp_path, cache_dir):
+    """Every completion of every group earns the top of its reward: not a run with nothing to learn from but one
+    that has learnt all it is paid for. Under --stop-on reward-std it ends after 3 logged steps as a finished run
+    (exit 0, the final model, not the reward-std warning); without the stop it says so once and trains every step."""
+    from grpo_core.plugins import registered
+
+    out = tmp_path / "out"
+    with registered(Rewards()):
+        code, output = invoke(*tiny_run(data_file, out, "--reward", "always-one", "--max-steps", "6",
+                                        "--set", "max_completion_length=8", "--set", "logging_steps=1",
+                                        "--stop-on", "reward-std"))
+    assert code == 0, output
+    assert ("every completion of every group has earned the top of every reward for 3 logged steps (always-one 1)"
+            in output)
+    assert "Training ends at step 3 of 6 as a finished run" in output
+    assert "GRPO learns only from differences" not in output and "num_generations" not in output, output
+    assert "by --stop-on" not in output and "final model saved" in output
+    assert max(r["step"] for r in metrics(out) if "step" in r) == 3 and (out / "final").is_dir()
+    kept = tmp_path / "kept"
+    with registered(Rewards()):
+        code, output = invoke(*tiny_run(data_file, kept, "--reward", "always-one", "--max-steps", "4",
+                                        "--set", "max_completion_length=8", "--set", "logging_steps=1"))
+    assert code == 0 and "Training goes on to step 4; --stop-on reward-std would end it here" in output, output
+    assert max(r["step"] for r in metrics(kept) if "step" in r) == 4
+
+
+def test_at_the_top_of_some_rewards_only_is_still_nothing_to_learn():
+    """The top is every reward's: a run paid the top by one reward and nothing by the other has no signal, as has a
+    run paid by a reward with no declared top (its saturation cannot be told)."""
+    from grpo_core.training.alarms import MonitorCallback
+
+    args = SimpleNamespace(learning_rate=1e-5, max_completion_length=48, num_generations=8, temperature=1.0)
+    for tops, means, saturated in (({"math": 1.0, "calculator": 1.0}, {"math": 1.0, "calculator": 1.0}, True),
+                                   ({"math": 1.0, "calculator": 1.0}, {"math": 1.0, "calculator": 0.0}, False),
+                                   ({"math": 1.0, "mine": None}, {"math": 1.0, "mine": 5.0}, False),
+                                   ({"math": 0.1}, {"math": float(__import__("numpy").float32(0.1))}, True)):
+        said = []
+        monitor = MonitorCallback(warn=said.append, tops=tops)
+        for step in (1, 2, 3):
+            logs = {"reward": sum(means.values()), "reward_std": 0.0,
+                    **{f"rewards/{name}/mean": mean for name, mean in means.items()}}
+            monitor.on_log(args, SimpleNamespace(is_world_process_zero=True, global_step=step, max_steps=10), None,
+                           logs=logs)
+        (message,) = said
+        assert ("earned the top of every reward" in message) is saturated, (tops, means, message)
+        assert ("GRPO learns only from differences" in message) is not saturated
 
 
 def test_the_message_for_no_learning_signal_never_proposes_the_settings_in_use():

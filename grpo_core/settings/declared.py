@@ -121,7 +121,8 @@ class Settings:
     stop_on: list[str] = setting(
         [], "End the run, after saving the step's checkpoint, when this warning fires (exit status 3): dominance, "
         "flat-groups, length, degenerate, probe, tool-collapse, tool-spam, reward-std, kl, clipped, unscored, or any; "
-        "repeat for several; none turns off the stops a config file sets.",
+        "repeat for several; none turns off the stops a config file sets. Under reward-std (or any), a run whose every "
+        "completion earns the top of every reward for 3 logged steps ends there as a finished run (exit status 0).",
         "--stop-on", "SIGNAL")
     reward_workers: int | None = setting(
         None, "Worker processes that score the rewards' CPU-heavy items (math-verify, sandboxed programs), shared by "

@@ -54,7 +54,7 @@ def build_trainer(run: ResolvedRun, progress: bool = True):
     warn = lambda message: log_stderr(f"warning: {message}")  # noqa: E731
     if run.settings.share_prompts:
         shared_prompts.share_prompts(trainer, warn)
-    alarms = Alarms(warn, run.settings.stop_on)
+    alarms = Alarms(warn, run.settings.stop_on, note=log_stderr)
     signals, probe, observe_health = health.watch(trainer, run, args)
     trl_contract.change_rewards(trainer, reward_table_changes(run, args, observe_health))
     # callbacks that add to the logs: a dataset's own (a curriculum's level), the weights' schedule, the health signals
@@ -71,10 +71,16 @@ def build_trainer(run: ResolvedRun, progress: bool = True):
         trainer.remove_callback(PrinterCallback)
         trainer.remove_callback(TqdmCallback)
     for callback in run_callbacks(trainer, Path(args.output_dir), args.max_steps, warn, loggers, progress=quiet,
-                                  alarms=alarms):
+                                  alarms=alarms, tops=reward_tops(run.rewards)):
         trainer.add_callback(callback)
     trainer.add_callback(ModelCardCallback(base_model_words(run.model)))
     return trainer
+
+
+def reward_tops(rewards) -> dict:
+    """Each reward's name and the most it pays: its declared upper bound, None for a reward that declares none."""
+    bounds = {r.__name__: getattr(getattr(r, "spec", None), "bounds", None) for r in rewards}
+    return {name: (float(b[1]) if b is not None and b[1] is not None else None) for name, b in bounds.items()}
 
 
 def reward_table_changes(run: ResolvedRun, args, observe_health) -> list:

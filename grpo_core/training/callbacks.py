@@ -16,11 +16,12 @@ from transformers.trainer_callback import ExportableState
 from grpo_core.rundir.folder import write_atomic
 from grpo_core.rundir.names import COMPLETIONS_FILE, FINAL_DIR, METRICS_FILE, MODEL_CARD
 from grpo_core.training import progress
+from grpo_core.training.alarms import Alarms, MonitorCallback, StopCallback, stopped_by  # noqa: F401 (their home)
 from grpo_core.training.trl_contract import last_batch, name_base_model, save_checkpoint, stored_attributes
 
 
 def run_callbacks(trainer, output_dir: Path, max_steps: int, warn, loggers=(), progress: bool = False,
-                  alarms: Alarms | None = None) -> list:
+                  alarms: Alarms | None = None, tops: dict | None = None) -> list:
     """grpo-core's callbacks for ``trainer``, in the order they must be added (the trainer calls them in order).
 
     ``on_log`` hands every callback the same ``logs`` dict, so a callback that adds to the logs must come before
@@ -28,13 +29,13 @@ def run_callbacks(trainer, output_dir: Path, max_steps: int, warn, loggers=(), p
     such as a curriculum's level, then the reward weights' schedule, ``weights/<reward>``), then
     :class:`MonitorCallback` (``unscored_steps``), then MetricsCallback, then :class:`StopCallback`, which stops the
     run once the step's metrics are written when a warning of ``alarms`` named by --stop-on fired. The rest add
-    nothing to the logs.
+    nothing to the logs. ``tops``: each reward's upper bound, for MonitorCallback.
     """
     every = max(1, (max_steps if max_steps > 0 else 100) // 10)
     alarms = alarms or Alarms(warn)
     return [
         *loggers,
-        MonitorCallback(alarms=alarms),
+        MonitorCallback(alarms=alarms, tops=tops),
         MetricsCallback(Path(output_dir) / METRICS_FILE),
         StopCallback(alarms),
         CompletionsCallback(trainer, Path(output_dir) / COMPLETIONS_FILE, every),
@@ -101,101 +102,6 @@ class CompletionsCallback(TrainerCallback):
                 handle.write(json.dumps(record, default=str) + "\n")
 
 
-class Alarms:
-    """The run's warnings, each said once; one that ``--stop-on`` names (or ``any``) stops the run after the step's
-    checkpoint (:class:`StopCallback`)."""
-
-    def __init__(self, warn, stop_on=()) -> None:
-        self.warn = warn
-        self.stop_on = set(stop_on) - {"none"}  # --stop-on none: a config's stops turned off
-        self.warned: set[str] = set()
-        self.stopped_by: str | None = None
-
-    def fire(self, key: str, message: str) -> None:
-        if key in self.warned:
-            return
-        self.warned.add(key)
-        self.warn(message)
-        if self.stopped_by is None and (key in self.stop_on or "any" in self.stop_on):
-            self.stopped_by = key
-
-
-class MonitorCallback(TrainerCallback, ExportableState):
-    """Plain-word warnings, with the fix, when a run stops learning or goes wrong. Each checkpoint keeps its
-    counters, so a resumed run's ``unscored_steps`` goes on counting from the run's and a streak goes on."""
-
-    def __init__(self, warn=None, patience: int = 3, kl_limit: float = 10.0, clipped_limit: float = 0.5,
-                 alarms: Alarms | None = None) -> None:
-        self.alarms = alarms or Alarms(warn)
-        self.patience = patience
-        self.kl_limit = kl_limit
-        self.clipped_limit = clipped_limit
-        self.flat = self.clipped = self.unscored = 0
-        self.flat_calls: dict[str, int] = {}
-
-    def state(self) -> dict:
-        return {"args": {}, "attributes": {"flat": self.flat, "clipped": self.clipped, "unscored": self.unscored}}
-
-    def on_train_begin(self, args, state, control, **kwargs):
-        stored = stored_attributes(state, type(self).__name__)  # resuming: go on from the checkpoint's counts
-        self.flat, self.clipped, self.unscored = (int(stored.get(key, 0)) for key in ("flat", "clipped", "unscored"))
-
-    def on_log(self, args, state, control, logs=None, **kwargs):
-        if not state.is_world_process_zero or not logs or "reward_std" not in logs:
-            return
-        means = [value for key, value in logs.items() if key.startswith("rewards/") and key.endswith("/mean")]
-        if means and all(not isinstance(v, (int, float)) or not math.isfinite(v) for v in means):
-            self.unscored += 1
-            self._once(
-                "unscored",
-                f"no completion of step {state.global_step} could be scored: every reward returned None (for example "
-                "a dataset whose gold answers are empty or unreadable), so the rewards taught nothing that step. "
-                "Training goes on; such steps are counted in metrics.jsonl as unscored_steps. Check the dataset "
-                "with `grpo-run check` and the answer column.",
-            )
-        logs["unscored_steps"] = self.unscored  # recorded by MetricsCallback, which runs after this one
-        flat = logs.get("reward_std", 1.0) == 0.0
-        self.flat, self.flat_calls = (self.flat + 1, self.flat_calls) if flat else (0, {})
-        for key, value in logs.items():  # the tools an environment's episodes called while nothing was learnt
-            if flat and key.startswith("tools/") and key.endswith("/calls") and key.count("/") == 2:
-                self.flat_calls[key[6:-6]] = self.flat_calls.get(key[6:-6], 0) + int(value or 0)
-        clipped = logs.get("completions/clipped_ratio", 0.0)
-        self.clipped = self.clipped + 1 if clipped > self.clipped_limit else 0
-        if self.flat >= self.patience:
-            self._once("reward-std", self._nothing_to_learn(args, logs))
-        kl = logs.get("kl")
-        if kl is not None and math.isfinite(kl) and kl > self.kl_limit:
-            self._once(
-                "kl",
-                f"KL to the reference model is {kl:.3g} at step {state.global_step} and exploding: lower the "
-                f"learning rate (now {args.learning_rate:g}; try --set learning_rate={args.learning_rate / 4:g}).",
-            )
-        if self.clipped >= self.patience:
-            self._once(
-                "clipped",
-                f"{clipped:.0%} of completions hit max_completion_length ({args.max_completion_length} tokens) for "
-                f"{self.clipped} steps: they are cut before their answer. Raise it (--set max_completion_length="
-                f"{2 * args.max_completion_length}) or reward shorter answers.",
-            )
-
-    def _nothing_to_learn(self, args, logs: dict) -> str:
-        """What a run with no learning signal saw, in plain words, and changes that are not its settings already."""
-        group, reward = int(getattr(args, "num_generations", 0) or 0), logs.get("reward")
-        seen = (f"every completion of every group has scored the same for {self.flat} logged steps (reward_std has "
-                f"been 0 for {self.flat} steps" + (f", reward {reward:.3f}" if isinstance(reward, (int, float)) else "")
-                + "): GRPO learns only from differences within a group, so these steps taught nothing")
-        if self.flat_calls:  # by count, most called first
-            calls = ", ".join(f"{t} {n}" for t, n in sorted(self.flat_calls.items(), key=lambda x: -x[1]))
-            seen += f". Tool calls in those steps: {calls}; a tool never called there was never tried, and so never paid"
-        larger, temperature = f"--set num_generations={2 * group or 8}", float(getattr(args, "temperature", 1.0) or 1.0)
-        hotter = f", sample more widely (--set temperature={round(temperature + 0.3, 2):g})" if temperature < 1.5 else ""
-        return (f"{seen}. Try a larger group ({larger}){hotter}, a reward that gives partial credit, or worked "
-                "examples in the prompt that show the right move; check the reward with `grpo-run check`.")
-
-    def _once(self, key: str, message: str) -> None:
-        self.alarms.fire(key, message)
-
-
 class HealthCallback(TrainerCallback, ExportableState):
     """Adds the reward-health signals (grpo_core.training.health) to each log and fires their warnings; with a
     probe, scores the policy on held-out prompts before training and every ``probe.every`` steps. Each checkpoint
@@ -232,27 +138,6 @@ class HealthCallback(TrainerCallback, ExportableState):
             self.pending = None
         for key, message in fired:
             self.alarms.fire(key, message)
-
-
-class StopCallback(TrainerCallback):
-    """Ends the run after the step a warning named by --stop-on fired in, saving its checkpoint first; every
-    process stops at the same step (the main process decides)."""
-
-    def __init__(self, alarms: Alarms) -> None:
-        self.alarms = alarms
-
-    def on_log(self, args, state, control, logs=None, **kwargs):
-        if not self.alarms.stop_on:
-            return
-        stop = [self.alarms.stopped_by]
-        if args.world_size > 1:
-            from accelerate.utils import broadcast_object_list
-
-            broadcast_object_list(stop, from_process=0)
-        if stop[0] is not None:
-            self.alarms.stopped_by = stop[0]
-            control.should_save = True
-            control.should_training_stop = True
 
 
 class ProgressCallback(TrainerCallback):
@@ -348,12 +233,6 @@ class InterruptCallback(TrainerCallback):
 def interrupted(trainer) -> bool:
     """True when Ctrl-C stopped ``trainer``'s run (after saving a checkpoint)."""
     return any(isinstance(c, InterruptCallback) and c.interrupted for c in trainer.callback_handler.callbacks)
-
-
-def stopped_by(trainer) -> str | None:
-    """The warning named by --stop-on that ended ``trainer``'s run (after saving a checkpoint); None otherwise."""
-    return next((c.alarms.stopped_by for c in trainer.callback_handler.callbacks if isinstance(c, StopCallback)),
-                None)
 
 
 def save_after_failure(trainer, output_dir: Path, resume: str) -> str:
