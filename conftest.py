@@ -12,6 +12,18 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 DURATIONS = Path(__file__).parent / "tests" / "durations.json"
 
+# Hypothesis, for every test of the repository: the one place its profiles are named. `suite` is what make test runs:
+# 80 examples a property unless a test says why it needs another count (@settings(max_examples=N) at the test), no
+# per-example deadline (a loaded 2-core runner is not a slow property), and draws rejected by a filter (noise that
+# spells a tag by accident) not a failed health check. `thorough` draws ten times as many wherever a test takes the
+# profile's count: HYPOTHESIS_PROFILE=thorough make test.
+from hypothesis import HealthCheck, settings  # noqa: E402
+
+settings.register_profile("suite", max_examples=80, deadline=None,
+                          suppress_health_check=[HealthCheck.filter_too_much])
+settings.register_profile("thorough", parent=settings.get_profile("suite"), max_examples=800)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
+
 
 def pytest_configure(config):
     """With workers (pytest -n), this process starts them: they share one model cache (a model built by one is read

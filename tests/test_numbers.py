@@ -174,7 +174,7 @@ def _plain_decimal(digits: int, exponent: int) -> str:
     return text[:exponent] + "." + text[exponent:]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(_VALUES)
 def test_a_number_matches_itself_in_every_notation(drawn):
     value = _value(drawn)
@@ -185,7 +185,7 @@ def test_a_number_matches_itself_in_every_notation(drawn):
         assert number is not None and same_number(gold, number), text
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(_VALUES, st.data())
 def test_near_misses_never_match_exactly(drawn, data):
     value = _value(drawn)

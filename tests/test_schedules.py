@@ -16,7 +16,7 @@ totals = st.integers(min_value=1, max_value=500)
 scores = st.lists(st.one_of(st.none(), st.floats(min_value=0.0, max_value=1.0)), max_size=40)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(kind=st.sampled_from(["linear", "cosine"]), start=weights, end=weights, total=totals,
        span=st.integers(min_value=0, max_value=300))
 def test_ramps_stay_between_start_and_end_and_move_one_way(kind, start, end, total, span):
@@ -32,7 +32,7 @@ def test_ramps_stay_between_start_and_end_and_move_one_way(kind, start, end, tot
     assert all(b <= a + 1e-9 for a, b in pairs) if end <= start else all(b >= a - 1e-9 for a, b in pairs)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(table=st.dictionaries(st.integers(min_value=0, max_value=200), weights, min_size=1, max_size=8),
        base=weights, total=totals)
 def test_steps_hold_each_weight_from_its_step_and_are_monotone_when_the_table_is(table, base, total):
@@ -54,7 +54,7 @@ adaptive = st.fixed_dictionaries({
 })
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(declared=adaptive, base=weights, batches=st.lists(scores, max_size=12))
 def test_adaptive_weight_is_one_of_its_three_values_and_follows_the_success_rate(declared, base, batches):
     schedule = parse_schedule(declared, "r", base)
@@ -70,7 +70,7 @@ def test_adaptive_weight_is_one_of_its_three_values_and_follows_the_success_rate
             assert weight == declared["lower_to"]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(declared=adaptive, before=st.lists(scores, max_size=8), after=st.lists(scores, max_size=8))
 def test_adaptive_state_round_trips_through_a_checkpoint(declared, before, after):
     """A resumed run continues with the same weights: the state, written as JSON and read back, gives the same future."""

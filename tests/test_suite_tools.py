@@ -57,3 +57,20 @@ def test_assertions_are_counted_once_each_and_a_lost_one_fails_the_comparison(tm
     dropped = _script("assertion_count.py", "--rev", first, "--compare", "HEAD", cwd=tmp_path)
     assert dropped.returncode == 1
     assert "tests/test_a.py: 4 -> 1" in dropped.stdout and "4 -> 1 distinct assertions" in dropped.stdout
+
+
+def test_the_hypothesis_profile_is_set_in_one_place_and_loaded_for_every_test():
+    """The root conftest.py names the suite's profiles; no test file loads its own (a profile a plugin's conftest
+    loaded applied to every test collected with it) or repeats the profile's deadline."""
+    from hypothesis import settings
+
+    assert settings.get_profile("suite").deadline is None and settings.default.max_examples in (80, 800)
+    assert settings.get_profile("thorough").max_examples == 10 * settings.get_profile("suite").max_examples
+    tests = [path for folder in ("tests", "plugins", "examples") for path in (ROOT / folder).rglob("*.py")
+             if "tests" in path.parts and ".egg-info" not in str(path) and path != Path(__file__)]
+    assert len(tests) > 100
+    for path in tests:
+        text = path.read_text()
+        assert "settings.register_profile" not in text and "settings.load_profile" not in text, (
+            f"{path}: a profile of its own")
+        assert "deadline=None" not in text, f"{path}: the suite profile has no deadline already"

@@ -70,14 +70,14 @@ def test_hostile_arguments_are_answered_never_raised(tool, value):
     assert calculator.get_reward() == 0.0
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(st.sampled_from(TOOLS), json_values(), json_values())
 def test_any_json_arguments_give_text(tool, a, b):
     answer = getattr(episode(), tool)(a=a, b=b)
     assert isinstance(answer, str)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(st.fractions(), st.fractions().filter(bool))
 def test_every_tool_agrees_with_fractions(a, b):
     calculator = episode()

@@ -104,7 +104,7 @@ def test_hostile_texts_are_never_paid(label, text):
     assert isinstance(retry.submit(answer=text), str) and retry.get_reward() == 0.0
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(json_values())
 def test_any_json_argument_gives_text(value):
     retry = episode()

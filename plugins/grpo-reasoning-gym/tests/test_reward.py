@@ -138,7 +138,7 @@ def test_a_group_shares_its_verdicts_and_unscorable_rows_are_counted():
 ALPHABET = ["<answer>", "</answer>", "<ANSWER >", "</Answer\n>", "<answer", "</", "<", ">", "5", " ", "x"]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(st.lists(st.sampled_from(ALPHABET), max_size=8))
 def test_the_fast_extraction_reads_what_answer_tag_reads(parts):
     from grpo_core import answer_tag

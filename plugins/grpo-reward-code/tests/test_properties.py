@@ -6,7 +6,7 @@ from grpo_core.testing import call_reward
 
 from grpo_reward_code import SPEC
 
-SETTINGS = settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=5, suppress_health_check=[HealthCheck.too_slow])
 
 
 def test_directions_hold_strictly(isolated):

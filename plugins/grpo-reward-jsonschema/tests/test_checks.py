@@ -47,7 +47,7 @@ def test_the_directions_catch_a_broken_reward(func, broken):
     params = SPEC.resolve({})
     violations = []
 
-    @settings(max_examples=20, database=None, deadline=None)
+    @settings(max_examples=20, database=None)
     @given(direction.pairs(params))
     def run(pair):
         better, worse, columns = pair

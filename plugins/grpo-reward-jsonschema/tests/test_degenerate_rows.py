@@ -41,7 +41,7 @@ def test_no_drawn_row_pays_its_declared_degenerate_completions():
     rows = []
 
     @hypothesis_seed(0)
-    @settings(max_examples=100, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=100, database=None, suppress_health_check=list(HealthCheck))
     @given(SPEC.checks.column_strategy(PARAMS))
     def draw(row):
         rows.append(row)

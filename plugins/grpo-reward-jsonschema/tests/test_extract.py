@@ -125,7 +125,7 @@ json_values = st.recursive(
 
 
 @given(json_values, st.integers(0, 8))
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 def test_exceeds_depth_matches_a_character_scan(value, limit):
     text = json.dumps(value)
     assert exceeds_depth(text, limit) == (_depth_brute_force(text) > limit)
@@ -134,7 +134,7 @@ def test_exceeds_depth_matches_a_character_scan(value, limit):
     assert extract_json(text, "whole", max_depth=limit) == expected
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(json_values.filter(lambda v: isinstance(v, (dict, list))), st.text(alphabet="abc .,:\n"), st.text(alphabet="abc .,:\n"))
 def test_first_finds_a_value_in_prose(value, before, after):
     assert extract_json(f"{before}{json.dumps(value)}{after}", "first") == value

@@ -17,7 +17,7 @@ PARAM_SETS = [
     {"partial": 0.0},
     {"partial": 0.9, "formats": True},
 ]
-FAST = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+FAST = settings(max_examples=20, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 
 
 def resolved(args):
@@ -112,7 +112,7 @@ def test_rows_are_realistic_schemas():
 
 
 @given(st.text(max_size=300))
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=80)
 def test_arbitrary_text_is_bounded_and_deterministic(text):
     params = resolved({})
     columns = {"schema": generate_rows(1, seed=0)[0]["schema"]}
@@ -132,7 +132,7 @@ def test_directions_with_a_schema_file(tmp_path, schema):
     params = resolved({"schema": str(path), "expected_column": ""})
     for direction in SPEC.checks.directions:
 
-        @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+        @settings(max_examples=15, suppress_health_check=[HealthCheck.too_slow])
         @given(direction.pairs(params))
         def check(pair):
             better, worse, columns = pair

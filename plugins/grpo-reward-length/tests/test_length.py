@@ -21,7 +21,7 @@ def test_shapes(shape, expected):
     assert scores == pytest.approx(expected)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(st.integers(0, 500), st.integers(0, 600), st.integers(0, 600), st.sampled_from(SHAPES),
        st.none() | st.floats(0.5, 100))
 def test_closer_never_scores_lower_and_stays_in_bounds(target, a, b, shape, scale):

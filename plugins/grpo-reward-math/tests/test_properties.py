@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from grpo_reward_math import SPEC, math_reward
 
 PARAMS = [SPEC.resolve({"extract": mode}) for mode in ("auto", "answer-tag", "boxed", "last-number")]
-SETTINGS = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=15, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _by_description(word):
