@@ -21,17 +21,14 @@ import json
 import xml.etree.ElementTree as ElementTree
 
 
-def wall_seconds(path: str) -> float:
-    """The run's wall time: pytest writes it on the report's test suite."""
+def read_report(path: str) -> tuple[float, list[tuple[str, str, float, str]]]:
+    """The run's wall time (pytest writes it on the report's test suite) and ``(file, test, seconds, outcome)`` of
+    every test case in the report, from one parse of it."""
     root = ElementTree.parse(path).getroot()
     suite = root if root.tag == "testsuite" else root.find("testsuite")
-    return float(suite.get("time", 0) or 0) if suite is not None else 0.0
-
-
-def cases(path: str) -> list[tuple[str, str, float, str]]:
-    """``(file, test, seconds, outcome)`` of every test case in the report."""
+    wall = float(suite.get("time", 0) or 0) if suite is not None else 0.0
     found = []
-    for case in ElementTree.parse(path).getroot().iter("testcase"):
+    for case in root.iter("testcase"):
         module = case.get("classname", "")
         parts = module.split(".")
         stem = next((i for i, part in enumerate(parts) if part.startswith("test_")), len(parts) - 1)
@@ -39,7 +36,7 @@ def cases(path: str) -> list[tuple[str, str, float, str]]:
         outcome = "failed" if case.find("failure") is not None or case.find("error") is not None else \
             "skipped" if case.find("skipped") is not None else "passed"
         found.append((file, case.get("name", ""), float(case.get("time", 0) or 0), outcome))
-    return found
+    return wall, found
 
 
 def table(rows: list[list[str]], header: list[str], markdown: bool) -> str:
@@ -57,9 +54,10 @@ def main() -> None:
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--save", metavar="PATH", help="write {test file: seconds} to PATH (tests/durations.json)")
     args = parser.parse_args()
-    found = [case for report in args.reports for case in cases(report)]
+    reports = [read_report(report) for report in args.reports]
+    found = [case for _, cases in reports for case in cases]
     total = sum(seconds for _, _, seconds, _ in found)
-    wall = sum(wall_seconds(report) for report in args.reports)
+    wall = sum(seconds for seconds, _ in reports)
     outcomes = collections.Counter(outcome for *_, outcome in found)
     print(f"{len(found)} tests ({', '.join(f'{n} {o}' for o, n in sorted(outcomes.items()))}): {wall:.0f} s of wall "
           f"time, {total:.0f} s of the tests' own time\n")
