@@ -2,6 +2,7 @@
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -120,14 +121,16 @@ def test_processes_that_resolve_smollm2_at_once_convert_it_once(own_cache, monke
 
 @pytest.mark.slow
 @needs_wheel
-def test_gguf_converts_once_to_a_chat_model_that_answers(own_cache, monkeypatch):
+def test_gguf_converts_once_to_a_chat_model_that_answers(cache_dir, monkeypatch):
+    """The suite's model cache: SmolLM2 converted from the wheel once, by this test or by whichever test needed it
+    first (the conversion is half a minute of a core; a second one here would prove nothing the first did not),
+    into a complete folder with nothing half-written beside it, then a plain chat model that answers."""
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     path = get_registry().model("smollm2-135m").resolve()
-    assert path == str(own_cache / "models" / "smollm2-135m")
-    # no temp folder left; the conversion's lock file stays (removing it would race a process that waits on it)
-    assert sorted(p.name for p in (own_cache / "models").iterdir()) == ["smollm2-135m", "smollm2-135m.lock"]
+    assert path == str(cache_dir / "models" / "smollm2-135m") and models._complete(Path(path))
+    assert not list((cache_dir / "models").glob("smollm2-135m.tmp*"))  # no temp folder left
     monkeypatch.setattr(models, "convert_gguf", lambda *a: pytest.fail("converted twice"))
     assert get_registry().model("smollm2-135m").resolve() == path
 
