@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from cli_helpers import invoke
+
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 CONFIGS = sorted((EXAMPLES / "configs").glob("*.yaml"))
 
@@ -102,13 +104,10 @@ def test_config_dry_run(config, gsm8k_file):
 def test_two_stage_example_trains_with_the_tiny_model(tmp_path):
     """The staged recipe, two steps a stage: format first, then math and format with their weights scheduled."""
     out = tmp_path / "out"
-    result = subprocess.run(
-        [sys.executable, "-m", "grpo_core", "--config", str(EXAMPLES / "configs" / "two-stage.yaml"), "--model",
-         "tiny-random", "--max-steps", "2", "--output-dir", str(out)],
-        capture_output=True, text=True, timeout=600,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert result.stderr.index("stage 'correctness': preflight") < result.stderr.index("stage 'format' (1 of 2)")
+    code, output = invoke("--config", EXAMPLES / "configs" / "two-stage.yaml", "--model", "tiny-random",
+                          "--max-steps", "2", "--output-dir", out)
+    assert code == 0, output[-3000:]
+    assert output.index("stage 'correctness': preflight") < output.index("stage 'format' (1 of 2)")
     records = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
     records = [r for r in records if "reward" in r]
     assert [(r["step"], r["stage"]) for r in records] == [(1, "format"), (2, "format"), (3, "correctness"),
@@ -137,20 +136,18 @@ def test_trl_script_trains_two_steps(tmp_path):
 @pytest.mark.slow
 def test_the_calculator_config_trains_episodes_with_the_tiny_model(tmp_path):
     out = tmp_path / "calculator"
-    done = subprocess.run(
-        [sys.executable, "-m", "grpo_core", "--config", str(EXAMPLES / "configs" / "calculator.yaml"), "--model",
-         "tiny-random", "--output-dir", str(out), "--max-steps", "2", "--set", "num_generations=2", "--set",
-         "per_device_train_batch_size=2", "--set", "max_completion_length=24", "--compare", "2",
-         "--dataset-arg", "size=20"],
-        capture_output=True, text=True, timeout=900, env={**os.environ, "HF_HUB_OFFLINE": "1"})
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert "chat template: TRL's qwen2_5.jinja" in done.stderr
-    assert "preflight: math, calculator: no property failed" in done.stderr
+    code, output = invoke("--config", EXAMPLES / "configs" / "calculator.yaml", "--model", "tiny-random",
+                          "--output-dir", out, "--max-steps", "2", "--set", "num_generations=2", "--set",
+                          "per_device_train_batch_size=2", "--set", "max_completion_length=24", "--compare", "2",
+                          "--dataset-arg", "size=20")
+    assert code == 0, output[-3000:]
+    assert "chat template: TRL's qwen2_5.jinja" in output
+    assert "preflight: math, calculator: no property failed" in output
     records = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
     steps = [r for r in records if "step" in r and "reward" in r]
     assert len(steps) == 2
     for record in steps:
         assert {"rewards/math/mean", "rewards/calculator/mean", "tools/call_frequency", "health/tool_share"} <= set(record)
-    header = next(line for line in done.stderr.splitlines() if line.startswith("model "))
+    header = next(line for line in output.splitlines() if line.startswith("model "))
     assert header.split()[1:] == ["math", "calculator", "tool-use"]
     assert (out / "final" / "config.json").is_file()
