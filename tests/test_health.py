@@ -345,17 +345,21 @@ def test_a_resumed_run_with_a_probe_keeps_its_first_probe_as_the_starting_point(
     assert resumed.health.probes == [(0, {"pad": 0.2}, 0)]  # not probed again at the resumed step
 
 
+def flat_run(data_file, out, reward: str, steps: int, *extra):
+    """A tiny run paid by one of ``Rewards``' rewards that pays every completion alike, a step logged each step."""
+    from grpo_core.plugins import registered
+
+    with registered(Rewards()):
+        return invoke(*tiny_run(data_file, out, "--reward", reward, "--max-steps", str(steps), "--set",
+                                "max_completion_length=8", "--set", "logging_steps=1", *extra))
+
+
 @pytest.mark.slow
 def test_a_run_with_nothing_to_learn_from_says_what_it_saw_and_stops_with_a_checkpoint(data_file, tmp_path, cache_dir):
     """Every completion of every group pays the same (nothing): after 3 logged steps the run says so in plain words,
     suggests a group size that is not its own, saves and stops (exit 3); --stop-on none keeps it going."""
-    from grpo_core.plugins import registered
-
     out = tmp_path / "out"
-    with registered(Rewards()):
-        code, output = invoke(*tiny_run(data_file, out, "--reward", "pays-nothing", "--max-steps", "6",
-                                        "--set", "max_completion_length=8", "--set", "logging_steps=1",
-                                        "--stop-on", "reward-std"))
+    code, output = flat_run(data_file, out, "pays-nothing", 6, "--stop-on", "reward-std")
     assert code == 3, output
     assert "every completion of every group has scored the same for 3 logged steps" in output
     assert "GRPO learns only from differences within a group" in output
@@ -365,10 +369,7 @@ def test_a_run_with_nothing_to_learn_from_says_what_it_saw_and_stops_with_a_chec
     assert max(steps) == 3 and (out / "checkpoint-3").is_dir() and not (out / "final").exists()
     assert "the top of every reward" not in output
     kept = tmp_path / "kept"
-    with registered(Rewards()):
-        code, output = invoke(*tiny_run(data_file, kept, "--reward", "pays-nothing", "--max-steps", "4",
-                                        "--set", "max_completion_length=8", "--set", "logging_steps=1",
-                                        "--stop-on", "none"))
+    code, output = flat_run(data_file, kept, "pays-nothing", 4, "--stop-on", "none")
     assert code == 0 and "every completion of every group has scored the same" in output, output
     assert (kept / "final").is_dir()
 
@@ -378,13 +379,8 @@ def test_a_run_whose_every_completion_earns_the_top_ends_as_a_finished_run(data_
     """Every completion of every group earns the top of its reward: not a run with nothing to learn from but one
     that has learnt all it is paid for. Under --stop-on reward-std it ends after 3 logged steps as a finished run
     (exit 0, the final model, not the reward-std warning); without the stop it says so once and trains every step."""
-    from grpo_core.plugins import registered
-
     out = tmp_path / "out"
-    with registered(Rewards()):
-        code, output = invoke(*tiny_run(data_file, out, "--reward", "always-one", "--max-steps", "6",
-                                        "--set", "max_completion_length=8", "--set", "logging_steps=1",
-                                        "--stop-on", "reward-std"))
+    code, output = flat_run(data_file, out, "always-one", 6, "--stop-on", "reward-std")
     assert code == 0, output
     assert ("every completion of every group has earned the top of every reward for 3 logged steps (always-one 1)"
             in output)
@@ -393,9 +389,7 @@ def test_a_run_whose_every_completion_earns_the_top_ends_as_a_finished_run(data_
     assert "by --stop-on" not in output and "final model saved" in output
     assert max(r["step"] for r in metrics(out) if "step" in r) == 3 and (out / "final").is_dir()
     kept = tmp_path / "kept"
-    with registered(Rewards()):
-        code, output = invoke(*tiny_run(data_file, kept, "--reward", "always-one", "--max-steps", "4",
-                                        "--set", "max_completion_length=8", "--set", "logging_steps=1"))
+    code, output = flat_run(data_file, kept, "always-one", 4)
     assert code == 0 and "Training goes on to step 4; --stop-on reward-std would end it here" in output, output
     assert max(r["step"] for r in metrics(kept) if "step" in r) == 4
 
