@@ -41,17 +41,29 @@ def parent_of(pid: int) -> int:
 
 
 def sandbox_processes() -> list[int]:
+    """Every sandbox process on the machine, whoever started it."""
     return [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit() and WORKER_MARK in command_line(int(p.name))]
+
+
+def descends_from_this_process(pid: int) -> bool:
+    """Whether ``pid`` is a descendant of this process: a sandbox this test started, through this process's pool or
+    the Ray cluster it started, not another test process's (make test runs two side by side)."""
+    while pid > 1:
+        pid = parent_of(pid)
+        if pid == os.getpid():
+            return True
+    return False
 
 
 def launchers_while(sandbox: PythonSandbox, code: str) -> tuple[str, set[int]]:
     """Run ``code`` (which should take a second or more) and meanwhile find the processes that started a sandbox:
-    the parent of each sandbox process whose own parent is not one. Returns the tool's answer and those pids."""
+    the parent of each sandbox process (of this process's) whose own parent is not one. Returns the tool's answer and
+    those pids."""
     answer, launchers = [], set()
     call = threading.Thread(target=lambda: answer.append(sandbox.run_python(code=code)))
     call.start()
     while call.is_alive():
-        for pid in sandbox_processes():
+        for pid in filter(descends_from_this_process, sandbox_processes()):
             parent = parent_of(pid)
             if parent and WORKER_MARK not in command_line(parent):
                 launchers.add(parent)
@@ -119,6 +131,9 @@ def wait_until_no_sandbox_is_left() -> None:
     assert sandbox_processes() == [], "a process of the program was left behind"
 
 
+# Nothing behind counts every sandbox process on the machine (a program's processes may leave the process tree, so
+# this process's descendants are not enough), which would count another test process's: alone.
+@pytest.mark.alone
 @pytest.mark.parametrize("label, code, says", [
     ("infinite loop", "while True:\n    pass", "ran past its 2 s limit"),
     ("printing 100 MB", "import sys\nfor _ in range(100):\n    sys.stdout.write('x' * 1024 ** 2)", "more than 64 KiB"),
