@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import collections
 import json
+import os
 import xml.etree.ElementTree as ElementTree
 
 
@@ -54,6 +55,9 @@ def main() -> None:
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--save", metavar="PATH", help="write {test file: seconds} to PATH (tests/durations.json)")
     args = parser.parse_args()
+    missing = [report for report in args.reports if not os.path.isfile(report)]
+    if missing:  # a phase that did not run (make test stops after a failed first phase) writes no report
+        parser.error(f"no report at {', '.join(missing)}: give the JUnit reports make test REPORT=... wrote")
     reports = [read_report(report) for report in args.reports]
     found = [case for _, cases in reports for case in cases]
     total = sum(seconds for _, _, seconds, _ in found)

@@ -74,3 +74,9 @@ def test_the_hypothesis_profile_is_set_in_one_place_and_loaded_for_every_test():
         assert "settings.register_profile" not in text and "settings.load_profile" not in text, (
             f"{path}: a profile of its own")
         assert "deadline=None" not in text, f"{path}: the suite profile has no deadline already"
+
+
+def test_a_report_that_is_not_there_is_named_in_one_line(tmp_path):
+    result = _script("test_durations.py", str(tmp_path / "suite-alone.xml"))
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert f"no report at {tmp_path / 'suite-alone.xml'}" in result.stderr
