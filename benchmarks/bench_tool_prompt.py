@@ -57,10 +57,10 @@ def main() -> None:
     parser.add_argument("-n", type=int, default=32, help="held-out problems per cell")
     parser.add_argument("--max-new-tokens", type=int, default=128)
     parser.add_argument("--seed", type=int, default=0, help="seed of the held-out problems")
-    parser.add_argument("--quick", action="store_true", help="the tiny test model on 2 problems (that it runs)")
+    parser.add_argument("--quick", action="store_true", help="the tiny test model on 2 problems, one cell (that it runs)")
     args = parser.parse_args()
     if args.quick:
-        args.model, args.examples, args.temperatures, args.n, args.max_new_tokens = "tiny-random", "0,2", "0", 2, 16
+        args.model, args.examples, args.temperatures, args.n, args.max_new_tokens = "tiny-random", "2", "0", 2, 16
     print(f"model {args.model}, {args.n} held-out products problems (seed {args.seed}), calculator environment, "
           f"{args.max_new_tokens} tokens per episode, load {os.getloadavg()[0]:.1f}")
     print(f"{'examples':>8}  {'temperature':>11}  {'tool-use':>8}  {'math':>6}  {'± se':>6}  {'seconds':>7}")
