@@ -3,8 +3,10 @@ answers what a verdict function says (a fault injector, or test_plugin.py's refe
 tests use the real embedded server)."""
 
 import json
+import os
 import threading
 import time
+from pathlib import Path
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -15,13 +17,26 @@ offline_hub()
 fresh_registry = fresh_registry_fixture()
 
 
+@pytest.fixture(scope="session")
+def shared_models(tmp_path_factory):
+    """The models folder of the session's cache (the suite's, under make test): SmolLM2 is converted once for every
+    embedded judge server, not once for each test's own cache."""
+    root = os.environ.get("GRPO_TEST_CACHE_DIR") or str(tmp_path_factory.mktemp("judge-models"))
+    folder = Path(root) / "models"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 @pytest.fixture
-def judge_plugin(monkeypatch, tmp_path):
-    """This plugin and grpo-core's built-ins, whatever else is installed, with a cache of its own."""
+def judge_plugin(monkeypatch, tmp_path, shared_models):
+    """This plugin and grpo-core's built-ins, whatever else is installed, with a cache of its own (its verdicts
+    are the test's; its models/ is the session's)."""
     import grpo_reward_judge
     from grpo_reward_judge.client import STATS
 
     monkeypatch.setenv("GRPO_LOAD_PLUGINS", "")
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / "models").symlink_to(shared_models, target_is_directory=True)
     monkeypatch.setenv("GRPO_CACHE_DIR", str(tmp_path / "cache"))
     STATS.clear()
     with registered(grpo_reward_judge, distribution="grpo-reward-judge") as registry:
