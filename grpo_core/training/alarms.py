@@ -39,10 +39,11 @@ class Alarms:
             return
         self.warned.add(key)
         self.warn(message)
-        if self.stopped_by is None and (key in self.stop_on or "any" in self.stop_on):
+        if self.stopped_by is None and self.stops(key):
             self.stopped_by = key
 
     def stops(self, key: str) -> bool:
+        """Whether --stop-on names ``key`` (or ``any``)."""
         return key in self.stop_on or "any" in self.stop_on
 
     def finish(self, key: str, message: str, stop_key: str) -> None:
