@@ -169,6 +169,16 @@ def test_what_is_given_to_sample_wins_over_the_run_folder(run_folder, scored, da
     assert len(call["rows"]["prompt"][0]) == 1 and "few_shot=0" in output
 
 
+def test_sample_names_the_split_its_held_out_prompts_come_from(scored):
+    code, output = sample("--model", "tiny-random", "--dataset", "arithmetic", "--reward", "math", "-n", "4")
+    assert code == 0, output
+    header = next(line for line in output.splitlines() if line.startswith("prompts: "))
+    assert header.startswith("prompts: 4 distinct test-split questions, none of them in the training rows, of "
+                             "dataset 'arithmetic' (split=test, "), header
+    assert "split=train" not in header
+    assert all("What is" in row[-1]["content"] for row in scored[0]["rows"]["prompt"])
+
+
 @pytest.mark.parametrize("args, expected", [
     (["--model", "{tmp}/runs/demoo"], "model folder '{tmp}/runs/demoo' does not exist"),
     (["--model", "tiny-random", "--reward", "length"], "grpo-run sample needs --dataset, or a run's folder as --model"),

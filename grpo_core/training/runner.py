@@ -258,9 +258,12 @@ def sample_models(models, dataset, dataset_args, rewards, reward_args, n, max_ne
     spec = get_registry().dataset(name)
     params = spec.resolve(given.get("dataset_args"))
     rows, where = held_out_rows(spec, params, spec.load(**params), n)
-    if not runs and not has_held_out_split(spec, params):
+    held_out = has_held_out_split(spec, params)
+    if not runs and not held_out:
         where = f"the dataset's last {len(rows)} rows"
-    shown = ", ".join(f"{k}={v}" for k, v in params.items() if v is not None)
+    # the parameters the rows were drawn with: from the test split where the dataset has one
+    shown = ", ".join(f"{k}={v}" for k, v in {**params, **({"split": "test"} if held_out else {})}.items()
+                      if v is not None)
     log(f"prompts: {where}, of dataset '{name}'" + (f" ({shown})" if shown else ""))
     validate_columns(rows, [r for r in loaded if not is_episode_reward(r)], name)
     validate_environment_column(rows, selected, name)
