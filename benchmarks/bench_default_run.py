@@ -82,6 +82,28 @@ def run_seed(seed: int, out: Path, extra: list[str]) -> dict:
             "last": last, "wall": wall, "load": (load_before + os.getloadavg()[0]) / 2, "control": control}
 
 
+HEADER = (f"{'seed':>4}  {'held-out math before -> after (n)':<36}{'gain':>7}  {'train math 1st -> last fifth':<30}"
+          f"{'wall s':>7}{'load':>6}")
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def gain_of(row: dict) -> float | None:
+    return None if row["before"] is None or row["after"] is None else row["after"] - row["before"]
+
+
+def format_row(row: dict, out: str) -> str:
+    """One seed's line of the table (benchmarks/seed_gains.py reads these back)."""
+    gain = gain_of(row)
+    held = f"{_fmt(row['before'])} -> {_fmt(row['after'])} (n={row['n']})"
+    curve = f"{_fmt(row['first'])} -> {_fmt(row['last'])}"
+    status = "" if row["rc"] == 0 else f"  exit {row['rc']}, see {out}/seed{row['seed']}/bench_output.txt"
+    return (f"{row['seed']:>4}  {held:<36}{'-' if gain is None else format(gain, '+.3f'):>7}  {curve:<30}"
+            f"{row['wall']:>7.0f}{row['load']:>6.1f}{status}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seeds", default="0,1,2,3,4", help="comma-separated seeds")
@@ -97,24 +119,18 @@ def main() -> None:
         args.seeds, args.out = "0", tempfile.mkdtemp(prefix="bench-default-")
         args.extra += ["--model", "tiny-random", "--max-steps", "1", "--compare", "2", "--no-preflight"]
     seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
-    fmt = lambda v: "-" if v is None else f"{v:.3f}"  # noqa: E731
-    print(f"{'seed':>4}  {'held-out math before -> after (n)':<36}{'gain':>7}  {'train math 1st -> last fifth':<30}"
-          f"{'wall s':>7}{'load':>6}")
+    print(HEADER, flush=True)
+    gains, rows = [], []
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        rows = list(pool.map(lambda seed: run_seed(seed, Path(args.out), args.extra), seeds))
-    gains = []
-    for row in rows:
-        gain = None if row["before"] is None or row["after"] is None else row["after"] - row["before"]
-        gains.append(gain)
-        held = f"{fmt(row['before'])} -> {fmt(row['after'])} (n={row['n']})"
-        curve = f"{fmt(row['first'])} -> {fmt(row['last'])}"
-        status = "" if row["rc"] == 0 else f"  exit {row['rc']}, see {args.out}/seed{row['seed']}/bench_output.txt"
-        print(f"{row['seed']:>4}  {held:<36}{'-' if gain is None else format(gain, '+.3f'):>7}  {curve:<30}"
-              f"{row['wall']:>7.0f}{row['load']:>6.1f}{status}")
-        if row["tools"][0] is not None:  # a run with an environment: the share of episodes that called a tool
-            print(f"      held-out tool use {fmt(row['tools'][0])} -> {fmt(row['tools'][1])}")
-        for line in row["control"]:  # a run with --control: base, trained, control and the gain over the control
-            print(f"      {line}")
+        for row in pool.map(lambda seed: run_seed(seed, Path(args.out), args.extra), seeds):  # each as it ends
+            rows.append(row)
+            gains.append(gain_of(row))
+            print(format_row(row, args.out))
+            if row["tools"][0] is not None:  # a run with an environment: the share of episodes that called a tool
+                print(f"      held-out tool use {_fmt(row['tools'][0])} -> {_fmt(row['tools'][1])}")
+            for line in row["control"]:  # a run with --control: base, trained, control and the gain over the control
+                print(f"      {line}")
+            sys.stdout.flush()
     if args.quick and any(row["rc"] for row in rows):
         raise SystemExit("a run failed (see its bench_output.txt above)")
     known = [g for g in gains if g is not None]

@@ -168,6 +168,9 @@ def plugins(as_json):
 @click.option("--max-new-tokens", type=click.IntRange(min=1),
               help="Tokens each completion may have  [default: a run folder's max_completion_length, else 64]")
 @click.option("--temperature", type=click.FloatRange(min=0), default=0.0, show_default=True, help="0 is greedy.")
+@click.option("--top-k", type=click.IntRange(min=0), default=0, show_default=True,
+              help="With a temperature: sample from the K likeliest tokens, as a run's top_k does (0: from all of "
+              "them, TRL's default).")
 @click.option("--output", type=click.Path(dir_okay=False), help="Write the samples and their scores as JSON lines.")
 @click.option("--json", "as_json", is_flag=True, help="Print the means as JSON.")
 @option("environments", help="An environment whose tools the model may call in each episode (see `grpo-run "
@@ -178,7 +181,7 @@ def plugins(as_json):
         help="Seconds a tool call may take; a call past it is answered with an error.")
 @click.option("--tool-turns", type=click.IntRange(min=1), default=DEFAULT_TOOL_TURNS, show_default=True,
               help="Tool-calling turns an episode may make (max_tool_calling_iterations in training).")
-def sample(models, dataset, dataset_args, rewards, reward_args, n, max_new_tokens, temperature, output, as_json,
+def sample(models, dataset, dataset_args, rewards, reward_args, n, max_new_tokens, temperature, top_k, output, as_json,
            environments, env_args, chat_template, tool_timeout, tool_turns):
     """Generate on held-out prompts and print each reward's mean, e.g. base model against trained model. Given a run's
     folder (--model runs/demo), it scores the run's final model on the run's dataset with its rewards, the prompts
@@ -189,7 +192,7 @@ def sample(models, dataset, dataset_args, rewards, reward_args, n, max_new_token
     from grpo_core.training.sample import format_comparison
 
     results = sample_models(models, dataset, dataset_args, rewards, reward_args, n, max_new_tokens, temperature, output,
-                            environments, env_args, chat_template, tool_timeout, tool_turns)
+                            environments, env_args, chat_template, tool_timeout, tool_turns, top_k=top_k)
     if as_json:
         click.echo(json.dumps([{"model": r["model"], "n": r["n"], "means": r["means"],
                                 **({"tool_share": r["tool_share"]} if "tool_share" in r else {})} for r in results],

@@ -16,7 +16,8 @@ Output blocks: in docs/*.md and README.md, a marker comment followed by a fenced
     ```
 
 is refreshed with the real output of the command (stdout and stderr), run in a fresh temporary
-folder holding a copy of examples/. ``VAR=VALUE`` words before the command set its environment
+folder holding a copy of examples/ (and, for a command that names benchmarks/, its scripts and
+measured sweeps). ``VAR=VALUE`` words before the command set its environment
 and are not shown. The comparison in --check ignores timings and the order of lines (plugin
 discovery order depends on the file system).
 
@@ -427,6 +428,10 @@ def run_command(command: str) -> tuple[str, str]:
     with tempfile.TemporaryDirectory(prefix="grpo-docs-") as folder:
         shutil.copytree(ROOT / "examples", Path(folder) / "examples",
                         ignore=shutil.ignore_patterns("*.egg-info", "__pycache__", ".pytest_cache", "runs"))
+        if any(word.startswith("benchmarks/") for word in words):  # its scripts and the sweeps they read
+            shutil.copytree(ROOT / "benchmarks" / "seeds", Path(folder) / "benchmarks" / "seeds")
+            for script in (ROOT / "benchmarks").glob("*.py"):
+                shutil.copy2(script, Path(folder) / "benchmarks" / script.name)
         result = subprocess.run(argv, cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 text=True, timeout=600)
         output = result.stdout.replace(os.path.realpath(folder), ".").replace(folder, ".")

@@ -94,6 +94,39 @@ def test_held_out_generation_shares_the_prompts_head_and_gives_the_plain_generat
     assert texts_shared == texts_plain
 
 
+def test_sampling_takes_the_top_k_it_is_given_and_not_the_models_default(cache_dir):
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from grpo_core.plugins.loading import resolve_model
+    from grpo_core.training.generation import generate_shared_prefix, sampling_args
+
+    path = resolve_model("tiny-random")
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    tokenizer.padding_side = "left"
+    tokenizer.pad_token = tokenizer.pad_token or tokenizer.eos_token
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
+    encoded = [tokenizer(f"What is {a} + {b}?", add_special_tokens=False)["input_ids"] for a, b in ((4, 18), (20, 3))]
+    prompts = encoded * 4
+    with torch.inference_mode():
+        greedy = generate_shared_prefix(model, tokenizer, prompts, max_new_tokens=8)
+        torch.manual_seed(0)
+        top_one = generate_shared_prefix(model, tokenizer, prompts, max_new_tokens=8, temperature=1.0, top_k=1)
+        torch.manual_seed(0)
+        everything = generate_shared_prefix(model, tokenizer, prompts, max_new_tokens=8, temperature=1.0)
+    assert top_one == greedy  # the one likeliest token each time is greedy decoding
+    assert everything != greedy  # a random model's tokens drawn from its whole vocabulary
+    assert sampling_args(1.0) == {"do_sample": True, "temperature": 1.0, "top_k": None}  # not transformers' 50
+    assert sampling_args(0.0, top_k=50)["do_sample"] is False
+
+
+def test_sample_passes_top_k_to_the_sampling(scored):
+    code, output = sample("--model", "tiny-random", "--dataset", "arithmetic", "--reward", "math", "-n", "2",
+                          "--temperature", "1.0", "--top-k", "20")
+    assert code == 0, output
+    assert scored[0]["top_k"] == 20 and scored[0]["temperature"] == 1.0
+
+
 def test_common_prefix_leaves_every_prompt_a_token_to_feed():
     from grpo_core.training.generation import common_prefix_length
 
@@ -133,8 +166,9 @@ def scored(monkeypatch):
 
     calls = []
 
-    def score_models(models, rows, rewards, max_new_tokens, temperature=0.0, episodes=None):
-        calls.append({"models": models, "rows": rows, "rewards": rewards, "tokens": max_new_tokens})
+    def score_models(models, rows, rewards, max_new_tokens, temperature=0.0, episodes=None, top_k=0):
+        calls.append({"models": models, "rows": rows, "rewards": rewards, "tokens": max_new_tokens,
+                      "temperature": temperature, "top_k": top_k})
         return [{"model": label, "n": len(rows), "means": {r.__name__: 0.5 for r in rewards}, "samples": []}
                 for label, _ in models]
 

@@ -15,8 +15,17 @@ def common_prefix_length(sequences: list[list[int]]) -> int:
     return length
 
 
+def sampling_args(temperature: float = 0.0, top_k: int = 0) -> dict:
+    """``generate``'s arguments for greedy decoding (temperature 0), or for sampling at ``temperature`` from the
+    ``top_k`` likeliest tokens (0: from all of them, as TRL samples by default). The model's own generation defaults
+    (transformers' top_k of 50) never apply: what is sampled from is what is asked."""
+    if temperature <= 0:
+        return {"do_sample": False, "temperature": None, "top_k": None}
+    return {"do_sample": True, "temperature": temperature, "top_k": top_k or None}
+
+
 def generate_shared_prefix(model, tokenizer, encoded: list[list[int]], max_new_tokens: int,
-                           temperature: float = 0.0) -> list[str]:
+                           temperature: float = 0.0, top_k: int = 0) -> list[str]:
     """Generate for token-id prompts, computing the tokens they all start with once.
 
     Held-out prompts share a long head (system prompt, worked examples), so the shared part is run
@@ -24,7 +33,7 @@ def generate_shared_prefix(model, tokenizer, encoded: list[list[int]], max_new_t
     fed are exactly the prompt's, so the completions are those of a plain padded ``generate``.
     """
     output, width = generate_ids(model, tokenizer.pad_token_id, encoded, max_new_tokens=max_new_tokens,
-                                 do_sample=temperature > 0, temperature=temperature if temperature > 0 else None)
+                                 **sampling_args(temperature, top_k))
     return tokenizer.batch_decode(output[:, width:], skip_special_tokens=True)
 
 
@@ -44,8 +53,8 @@ def generate_ids(model, pad: int, encoded: list[list[int]], **generate_args):
         model(input_ids=input_ids[:1, :shared], use_cache=True, **{name: cache})
         cache.batch_repeat_interleave(len(encoded))
         generate_args[name] = cache
-    output = model.generate(input_ids=input_ids, attention_mask=attention, top_p=None, top_k=None,
-                            pad_token_id=pad, **generate_args)
+    output = model.generate(input_ids=input_ids, attention_mask=attention, pad_token_id=pad,
+                            **{"top_p": None, "top_k": None, **generate_args})
     return output, input_ids.shape[1]
 
 

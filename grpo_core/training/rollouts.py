@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from grpo_core.plugins.loading import Environment
 from grpo_core.settings.declared import DEFAULT_TOOL_TIMEOUT_S, DEFAULT_TOOL_TURNS
 from grpo_core.training import trl_contract
-from grpo_core.training.generation import generate_ids
+from grpo_core.training.generation import generate_ids, sampling_args
 from grpo_core.training.tools import ToolStats, environment_factory
 
 
@@ -58,7 +58,7 @@ def tool_calls_made(messages: list) -> int:
 
 
 def run_episodes(model, tokenizer, rows, settings: EpisodeSettings, max_new_tokens: int, temperature: float = 0.0,
-                 batch_size: int = 64) -> tuple[list[list[dict]], list]:
+                 batch_size: int = 64, top_k: int = 0) -> tuple[list[list[dict]], list]:
     """One episode per row of ``rows`` (a dataset with a conversational ``prompt`` column): each episode's messages
     after the prompt (assistant turns, with their ``tool_calls``, and tool answers) and its environment instance,
     which a reward reads as TRL's ``environments`` argument."""
@@ -81,8 +81,7 @@ def run_episodes(model, tokenizer, rows, settings: EpisodeSettings, max_new_toke
             budget = max(max_new_tokens - min(len(r.ids) for r in batch), 1)
             with torch.inference_mode():
                 output, width = generate_ids(model, tokenizer.pad_token_id, [r.prompt_ids + r.ids for r in batch],
-                                             max_new_tokens=budget, do_sample=temperature > 0,
-                                             temperature=temperature if temperature > 0 else None)
+                                             max_new_tokens=budget, **sampling_args(temperature, top_k))
             for rollout, row in zip(batch, output[:, width:].tolist()):
                 _take_turn(tokenizer, rollout, _until_end(row, ends)[:max_new_tokens - len(rollout.ids)],
                            settings.turns, max_new_tokens)

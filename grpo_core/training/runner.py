@@ -233,7 +233,7 @@ def preflight(run) -> None:
 
 def sample_models(models, dataset, dataset_args, rewards, reward_args, n, max_new_tokens, temperature, output=None,
                   environments=(), env_args=(), given_template=None, tool_timeout=DEFAULT_TOOL_TIMEOUT_S,
-                  tool_turns=None, log=None):
+                  tool_turns=None, log=None, top_k=0):
     """Score each model's completions on ``n`` held-out rows (``sample.held_out_rows``: the comparison's rows); with
     ``environments``, each completion is an episode that may call their tools, scored with their rewards too. A run's
     folder among ``models`` stands for its final model, and its run_config.yaml gives the dataset, its arguments, the
@@ -275,7 +275,7 @@ def sample_models(models, dataset, dataset_args, rewards, reward_args, n, max_ne
             episodes = EpisodeSettings(selected, tool_turns or DEFAULT_TOOL_TURNS, tool_timeout, template)
         log(f"scoring {path}, model {index} of {len(models)}, on {len(rows)} {'episodes' if selected else 'prompts'}")
         results += score_models([(path, model_path(path))], rows, loaded, max_new_tokens, temperature=temperature,
-                                episodes=episodes)
+                                episodes=episodes, top_k=top_k)
     if output:
         with open(output, "w") as handle:
             for result in results:

@@ -56,7 +56,7 @@ def held_out_rows(spec, params: dict, train_dataset, n: int):
 
 
 def sample_and_score(model_path: str, rows, rewards, max_new_tokens: int = 64, batch_size: int = 64,
-                     temperature: float = 0.0, seed: int = 0, episodes=None) -> dict:
+                     temperature: float = 0.0, seed: int = 0, episodes=None, top_k: int = 0) -> dict:
     """Generate one completion per row (with ``episodes``, a ``rollouts.EpisodeSettings``: one episode with tools)
     and return per-reward means plus the samples."""
     import torch
@@ -66,11 +66,11 @@ def sample_and_score(model_path: str, rows, rewards, max_new_tokens: int = 64, b
     tokenizer = AutoTokenizer.from_pretrained(model_path)
     model = AutoModelForCausalLM.from_pretrained(model_path, dtype=torch.float32).eval()
     return {"model": model_path, **generate_and_score(model, tokenizer, rows, rewards, max_new_tokens, batch_size,
-                                                      temperature, episodes)}
+                                                      temperature, episodes, top_k)}
 
 
 def generate_and_score(model, tokenizer, rows, rewards, max_new_tokens: int = 64, batch_size: int = 64,
-                       temperature: float = 0.0, episodes=None) -> dict:
+                       temperature: float = 0.0, episodes=None, top_k: int = 0) -> dict:
     """One completion per row from a loaded ``model`` (in eval mode), scored by ``rewards``: ``n``, the per-reward
     ``means`` and the ``samples``. With ``episodes`` (a ``rollouts.EpisodeSettings``) each completion is an episode
     with the row's environment, its messages scored with the environment instance as TRL scores one in training;
@@ -86,7 +86,7 @@ def generate_and_score(model, tokenizer, rows, rewards, max_new_tokens: int = 64
     if episodes is not None:
         try:
             shaped, columns["environments"] = run_episodes(model, tokenizer, rows, episodes, max_new_tokens,
-                                                           temperature, batch_size)
+                                                           temperature, batch_size, top_k)
         finally:
             tokenizer.padding_side = padding_side
         completions, calls = shaped, [tool_calls_made(messages) for messages in shaped]
@@ -98,7 +98,7 @@ def generate_and_score(model, tokenizer, rows, rewards, max_new_tokens: int = 64
                         if not isinstance(p, str) else p for p in batch]
             encoded = [tokenizer(text, add_special_tokens=False)["input_ids"] for text in rendered]
             with torch.inference_mode():
-                texts += generate_shared_prefix(model, tokenizer, encoded, max_new_tokens, temperature)
+                texts += generate_shared_prefix(model, tokenizer, encoded, max_new_tokens, temperature, top_k)
         tokenizer.padding_side = padding_side
         completions, calls = texts, None
         shaped = [[{"role": "assistant", "content": c}] if not isinstance(p, str) else c for p, c in zip(prompts, texts)]
@@ -118,7 +118,7 @@ def generate_and_score(model, tokenizer, rows, rewards, max_new_tokens: int = 64
 
 
 def score_models(models: list[tuple[str, str]], rows, rewards, max_new_tokens: int = 64,
-                 temperature: float = 0.0, episodes=None, log=None) -> list[dict]:
+                 temperature: float = 0.0, episodes=None, log=None, top_k: int = 0) -> list[dict]:
     """``sample_and_score`` for each ``(label, path)``, on the same rows; each result names its label. ``log`` is
     told as each model starts: which one, and on how many prompts or episodes."""
     results = []
@@ -126,7 +126,8 @@ def score_models(models: list[tuple[str, str]], rows, rewards, max_new_tokens: i
         if log is not None:
             what = "episodes" if episodes is not None else "prompts"
             log(f"scoring {label}, model {index} of {len(models)}, on {len(rows)} {what}")
-        result = sample_and_score(path, rows, rewards, max_new_tokens, temperature=temperature, episodes=episodes)
+        result = sample_and_score(path, rows, rewards, max_new_tokens, temperature=temperature, episodes=episodes,
+                                  top_k=top_k)
         result["model"] = label
         results.append(result)
     return results

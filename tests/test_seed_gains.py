@@ -1,0 +1,67 @@
+"""benchmarks/seed_gains.py reads back what bench_default_run.py prints, and says so when a file is not that."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+sys.path.insert(0, str(BENCHMARKS))
+
+import bench_default_run  # noqa: E402
+import seed_gains  # noqa: E402
+
+
+def row(seed, before, after, wall, rc=0):
+    return {"seed": seed, "rc": rc, "before": before, "after": after, "n": 200, "tools": (None, None), "first": 0.25,
+            "last": 0.5, "wall": wall, "load": 1.0, "control": []}
+
+
+def sweep_file(tmp_path, rows, name="default-cpu"):
+    path = tmp_path / f"{name}.txt"
+    lines = ["$ python benchmarks/bench_default_run.py --seeds 0,1,2 --jobs 1 -- --profile cpu",
+             bench_default_run.HEADER, *(bench_default_run.format_row(r, "runs/bench") for r in rows),
+             "held-out gain +0.100 to +0.250 over 3 seeds (target at least +0.15 on every seed: NOT met); wall ..."]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_the_gains_bench_default_run_printed_are_read_back(tmp_path, capsys):
+    rows = [row(0, 0.475, 0.725, 281.4), row(1, 0.475, 0.575, 302.0), row(2, 0.475, 0.675, 279.0)]
+    path = sweep_file(tmp_path, rows)
+    sweep = seed_gains.read_sweep(path)
+    assert sweep["command"].startswith("python benchmarks/bench_default_run.py --seeds 0,1,2")
+    assert [(r["seed"], r["gain"], r["wall"]) for r in sweep["rows"]] == [(0, 0.25, 281), (1, 0.1, 302),
+                                                                          (2, 0.2, 279)]
+    png = tmp_path / "gains.png"
+    assert seed_gains.main([str(path), "--plot", str(png)]) == 0
+    line = capsys.readouterr().out.splitlines()[-1].split()
+    assert line == ["default-cpu", "0,1,2", "+0.100", "+0.183", "+0.250", "1", "of", "3", "302", "1"]
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_failed_seed_counts_as_under_the_target(tmp_path, capsys):
+    path = sweep_file(tmp_path, [row(0, 0.475, 0.725, 280), row(1, None, None, 12, rc=2)])
+    assert seed_gains.main([str(path)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].split()[2:8] == ["+0.250", "+0.250", "+0.250", "1", "of", "2"]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("seed  held-out ...\n", "the first line must be the command that measured it"),
+    ("$ python benchmarks/bench_default_run.py\nnothing measured\n", "no seed's row in it"),
+])
+def test_a_file_that_is_not_a_sweep_is_one_line_and_exit_2(tmp_path, capsys, text, expected):
+    path = tmp_path / "sweep.txt"
+    path.write_text(text)
+    assert seed_gains.main([str(path)]) == 2
+    err = capsys.readouterr().err
+    assert expected in err and str(path) in err and len(err.strip().splitlines()) == 1
+
+
+def test_every_committed_sweep_reads(capsys):
+    files = sorted((BENCHMARKS / "seeds").glob("*.txt"))
+    assert files, "benchmarks/seeds/ holds the sweeps the README's plot is drawn from"
+    for path in files:
+        sweep = seed_gains.read_sweep(path)
+        assert sweep["command"].startswith("python benchmarks/bench_default_run.py"), path
+        assert len(sweep["rows"]) >= 10, f"{path}: a showcase's claim rests on at least ten seeds"
