@@ -58,7 +58,7 @@ def summary(sweep: dict) -> str:
         else ("-", "-", "-")
     count = f"{under} of {len(sweep['rows'])}"
     return (f"{sweep['label']:<24}{seeds:<22}{low:>8}{mean:>8}{high:>8}{count:>10}"
-            f"{max(r['wall'] for r in sweep['rows']):>8}{over:>8}")
+            f"{max(r['wall'] for r in sweep['rows']):>8}{over:>12}")
 
 
 def plot(sweeps: list[dict], path: Path) -> None:
@@ -71,7 +71,8 @@ def plot(sweeps: list[dict], path: Path) -> None:
     for index, sweep in enumerate(reversed(sweeps)):
         gains = [r["gain"] for r in sweep["rows"] if r["gain"] is not None]
         colors = ["tab:red" if g < TARGET_GAIN else "tab:blue" for g in gains]
-        axis.scatter(gains, [index] * len(gains), c=colors, alpha=0.7, s=40, zorder=3)
+        heights = [index + 0.15 * gains[:i].count(g) for i, g in enumerate(gains)]  # equal gains stacked, not hidden
+        axis.scatter(gains, heights, c=colors, alpha=0.7, s=40, zorder=3)
     axis.axvline(TARGET_GAIN, color="grey", linestyle="--", label=f"target +{TARGET_GAIN}")
     axis.set_yticks(range(len(sweeps)), [s["label"] for s in reversed(sweeps)])
     axis.set_ylim(-0.6, len(sweeps) - 0.4)
@@ -89,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("files", nargs="*", type=Path, help="sweeps (default: benchmarks/seeds/*.txt)")
     parser.add_argument("--plot", type=Path, help="draw each seed's gain into this PNG")
     args = parser.parse_args(argv)
-    files = args.files or sorted((HERE / "seeds").glob("*.txt"))
+    files = args.files or sorted((HERE / "seeds").glob("*.txt"), key=lambda path: path.stem)
     if not files:
         print("no sweep to read: give FILEs, or put what bench_default_run.py printed in benchmarks/seeds/",
               file=sys.stderr)
@@ -100,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         print(error, file=sys.stderr)
         return 2
     print(f"held-out math gain over seeds (target: at least +{TARGET_GAIN} on every seed, within five minutes)")
-    print(f"{'sweep':<24}{'seeds':<22}{'lowest':>8}{'mean':>8}{'highest':>8}{'under':>10}{'wall s':>8}{'> 300':>8}")
+    print(f"{'sweep':<24}{'seeds':<22}{'lowest':>8}{'mean':>8}{'highest':>8}{'under':>10}{'wall s':>8}{'over 5 min':>12}")
     for sweep in sweeps:
         print(summary(sweep))
     if args.plot:
