@@ -62,18 +62,27 @@ def test_comparison_of_two_models_ends_with_the_change():
     assert lines[-1].split() == ["change", "+0.250", "-"]
 
 
-def test_held_out_generation_shares_the_prompts_head_and_gives_the_plain_generate_completions(cache_dir):
+@pytest.fixture
+def tiny(cache_dir):
+    """The tiny random model in eval mode and its tokenizer, padding on the left as held-out generation does."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     from grpo_core.plugins.loading import resolve_model
-    from grpo_core.training.generation import common_prefix_length, generate_ids, generate_shared_prefix
 
     path = resolve_model("tiny-random")
     tokenizer = AutoTokenizer.from_pretrained(path)
     tokenizer.padding_side = "left"
     tokenizer.pad_token = tokenizer.pad_token or tokenizer.eos_token
-    model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
+    return AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval(), tokenizer
+
+
+def test_held_out_generation_shares_the_prompts_head_and_gives_the_plain_generate_completions(tiny):
+    import torch
+
+    from grpo_core.training.generation import common_prefix_length, generate_ids, generate_shared_prefix
+
+    model, tokenizer = tiny
     head = "Answer inside <answer></answer>. Example: What is 15 + 4? <answer>19</answer>. Now: "
     texts = [head + q for q in ("What is 4 + 18?", "What is 20 - 3?", "What is 7 + 7? Think.", "Why?")]
     encoded = [tokenizer(text, add_special_tokens=False)["input_ids"] for text in texts]
@@ -94,18 +103,12 @@ def test_held_out_generation_shares_the_prompts_head_and_gives_the_plain_generat
     assert texts_shared == texts_plain
 
 
-def test_sampling_takes_the_top_k_it_is_given_and_not_the_models_default(cache_dir):
+def test_sampling_takes_the_top_k_it_is_given_and_not_the_models_default(tiny):
     import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from grpo_core.plugins.loading import resolve_model
     from grpo_core.training.generation import generate_shared_prefix, sampling_args
 
-    path = resolve_model("tiny-random")
-    tokenizer = AutoTokenizer.from_pretrained(path)
-    tokenizer.padding_side = "left"
-    tokenizer.pad_token = tokenizer.pad_token or tokenizer.eos_token
-    model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
+    model, tokenizer = tiny
     encoded = [tokenizer(f"What is {a} + {b}?", add_special_tokens=False)["input_ids"] for a, b in ((4, 18), (20, 3))]
     prompts = encoded * 4
     with torch.inference_mode():
