@@ -120,11 +120,10 @@ def main() -> None:
         args.extra += ["--model", "tiny-random", "--max-steps", "1", "--compare", "2", "--no-preflight"]
     seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
     print(HEADER, flush=True)
-    gains, rows = [], []
+    rows = []
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         for row in pool.map(lambda seed: run_seed(seed, Path(args.out), args.extra), seeds):  # each as it ends
             rows.append(row)
-            gains.append(gain_of(row))
             print(format_row(row, args.out))
             if row["tools"][0] is not None:  # a run with an environment: the share of episodes that called a tool
                 print(f"      held-out tool use {_fmt(row['tools'][0])} -> {_fmt(row['tools'][1])}")
@@ -133,7 +132,7 @@ def main() -> None:
             sys.stdout.flush()
     if args.quick and any(row["rc"] for row in rows):
         raise SystemExit("a run failed (see its bench_output.txt above)")
-    known = [g for g in gains if g is not None]
+    known = [g for g in map(gain_of, rows) if g is not None]
     if known:
         walls = [row["wall"] for row in rows]
         met = len(known) == len(rows) and min(known) >= TARGET_GAIN

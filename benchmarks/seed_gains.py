@@ -41,9 +41,8 @@ def read_sweep(path: Path) -> dict:
         match = ROW.match(line)
         if match is None:
             continue
-        gain = None if match["gain"] == "-" else float(match["gain"])
-        rows.append({"seed": int(match["seed"]), "gain": gain, "wall": int(match["wall"]),
-                     "failed": bool(match["rest"].strip())})
+        gain = None if match["gain"] == "-" else float(match["gain"])  # "-": the run failed before its comparison
+        rows.append({"seed": int(match["seed"]), "gain": gain, "wall": int(match["wall"])})
     if not rows:
         raise SweepError(f"{path}: no seed's row in it (is it what bench_default_run.py printed?)")
     return {"label": path.stem, "command": lines[0][2:], "rows": rows}
@@ -62,11 +61,9 @@ def summary(sweep: dict) -> str:
 
 
 def plot(sweeps: list[dict], path: Path) -> None:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+    from grpo_core.rundir.outputs import new_figure, save_figure
 
-    figure = Figure(figsize=(7, 1.2 + 0.6 * len(sweeps)), dpi=100)
-    FigureCanvasAgg(figure)
+    figure = new_figure(figsize=(7, 1.2 + 0.6 * len(sweeps)))
     axis = figure.subplots()
     for index, sweep in enumerate(reversed(sweeps)):
         gains = [r["gain"] for r in sweep["rows"] if r["gain"] is not None]
@@ -80,9 +77,7 @@ def plot(sweeps: list[dict], path: Path) -> None:
     axis.legend(loc="lower right", fontsize="small")
     axis.grid(axis="x", alpha=0.3)
     figure.tight_layout()
-    partial = path.with_name(f".{path.name}.tmp.png")
-    figure.savefig(partial)
-    partial.replace(path)
+    save_figure(figure, path)
 
 
 def main(argv: list[str] | None = None) -> int:
