@@ -569,17 +569,20 @@ class Proof:
             return
         per: dict[str, dict] = {}
         for result in report["results"]:
-            entry = per.setdefault(result["reward"], {"seconds": 0.0, "properties": 0, "failed": 0, "skipped": 0})
+            entry = per.setdefault(result["reward"], {"seconds": 0.0, "properties": 0, "failed": [], "skipped": 0})
             entry["seconds"] += result.get("seconds") or 0.0
             entry["properties"] += 1
-            entry["failed"] += result["status"] == "fail"
+            if result["status"] == "fail":
+                entry["failed"].append(result["property"])
+                print(f"check: {result['reward']} {result['property']} FAILED (repeat with --seed {report.get('seed')}):"
+                      f" {result.get('message', '')[:600]}", flush=True)
             entry["skipped"] += result["status"] not in ("pass", "fail")
-        self.results["check"] = {"ok": report.get("ok"), "seconds": report.get("seconds"), "wall_s": called["wall_s"],
-                                 "rewards": per, "not_checked": report.get("not_checked", [])}
+        self.results["check"] = {"ok": report.get("ok"), "seed": report.get("seed"), "seconds": report.get("seconds"),
+                                 "wall_s": called["wall_s"], "rewards": per, "not_checked": report.get("not_checked", [])}
         for reward, entry in per.items():
             if entry["properties"] == entry["skipped"]:  # checked only by name (a judge, a reward model)
                 continue
-            status = "pass" if not entry["failed"] else f"{entry['failed']} failed"
+            status = "pass" if not entry["failed"] else f"{len(entry['failed'])} failed: {', '.join(entry['failed'])}"
             self.add("check", f"{reward}: {entry['properties']} properties", status, entry["seconds"],
                      check_s=entry["seconds"])
         self.add("check", f"grpo-run check in all ({len(per)} rewards listed, "

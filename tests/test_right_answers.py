@@ -3,10 +3,17 @@
 The rewards here are TRL-style functions by path, checked on the arithmetic dataset as a user runs the check."""
 
 import textwrap
+from fractions import Fraction
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cli_helpers import invoke_json
+from grpo_core import load_rewards
+from grpo_core.answers.numbers import parse_plain_number
+from grpo_core.checks.right_answers import near_misses
+from grpo_core.checks.run import run_checks
 
 REWARDS = textwrap.dedent(r'''
     import re
@@ -155,3 +162,29 @@ def test_the_right_answer_properties_run_where_they_apply(rewards):
     assert penalty["penalty"]["status"] == "pass" and penalty["degenerate"]["status"] == "skip"
     assert "penalty-only" in penalty["degenerate"]["message"]
     assert "pays-gold" not in penalty  # it reads no answer
+
+
+_DECIMALS = st.builds(lambda sign, whole, frac: f"{sign}{whole}{'.' + frac if frac is not None else ''}",
+                      st.sampled_from(["", "-"]), st.integers(0, 10**30),
+                      st.none() | st.text("0123456789", min_size=1, max_size=6))
+
+
+@settings(max_examples=300)
+@given(_DECIMALS)
+def test_a_near_miss_is_never_the_right_answer_in_another_notation(gold):
+    value = Fraction(gold)
+    misses = dict(near_misses(gold))
+    for label, text in misses.items():
+        read = parse_plain_number(text)
+        assert read is not None and read.value != value, (gold, label, text)
+    assert Fraction(misses["off by a fraction"]) == value - Fraction(2, 5), misses
+    assert Fraction(misses["off by one"]) == value + 1, misses
+
+
+def test_a_sound_reward_passes_near_miss_on_a_large_decimal_answer():
+    """A row the math reward's own strategy drew: its "off by a fraction" was once written -1e+11, the gold itself."""
+    report = run_checks(load_rewards(["math"]), max_examples=2, seed=0,
+                        rows=[{"prompt": "What is -10^11?", "answer": "-100000000000.0"}] * 3)
+    found = {r.property: r for r in report.results}
+    assert found["near-miss"].status == "pass", found["near-miss"].message
+    assert found["near-miss"].examples >= 5, found["near-miss"]

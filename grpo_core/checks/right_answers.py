@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from grpo_core.answers.numbers import parse_plain_number
 from grpo_core.checks.display import clip_repr
 from grpo_core.checks.inputs import columns_of
 from grpo_core.checks.results import FAIL, PASS, SKIP, PropertyResult
@@ -112,20 +113,36 @@ def replaced(form: str, gold: str, other: str) -> str:
 
 
 def near_misses(gold: str) -> list[tuple[str, str]]:
-    """Wrong answers a tolerance or sign bug pays: off by one, times ten, the sign flipped, a digit dropped."""
+    """Wrong answers a tolerance or sign bug pays: off by one, times ten, the sign flipped, a digit dropped. Each is
+    written exactly (no float rounding: ``-1e+11`` is not a miss of ``-100000000000.0``), and one whose value equals
+    the gold, in any notation the answer reader takes, is left out."""
     number = as_number(gold)
     if number is None:
         return []
     decimals = len(gold.strip().partition(".")[2])
-    show = (lambda x: f"{float(x):.{decimals}f}") if decimals else (lambda x: str(int(x)))
-    misses = [("off by one", show(number + 1)), ("off by minus one", show(number - 1)),
-              ("times ten", show(number * 10)), ("off by a fraction", f"{float(number - Fraction(2, 5)):g}")]
+    misses = [("off by one", _exact(number + 1, decimals)), ("off by minus one", _exact(number - 1, decimals)),
+              ("times ten", _exact(number * 10, decimals)),
+              ("off by a fraction", _exact(number - Fraction(2, 5), max(decimals, 1)))]
     if number != 0:
-        misses.append(("with its sign flipped", show(-number)))
+        misses.append(("with its sign flipped", _exact(-number, decimals)))
     digits = gold.strip().lstrip("+-")
     if len(digits.replace(".", "")) >= 2 and digits[:-1].rstrip(".") not in ("", "-"):
         misses.append(("with a digit dropped", gold.strip()[:-1].rstrip(".")))
-    return [(label, text) for label, text in dict.fromkeys(misses) if as_number(text) != number]
+    return [(label, text) for label, text in dict.fromkeys(misses) if _value(text) != number]
+
+
+def _exact(value: Fraction, places: int) -> str:
+    """``value`` (a decimal with at most ``places`` places) written with exactly ``places`` places."""
+    scaled = value * 10**places
+    assert scaled.denominator == 1, (value, places)
+    digits = str(abs(scaled.numerator)).rjust(places + 1, "0")
+    body = f"{digits[:-places]}.{digits[-places:]}" if places else digits
+    return f"-{body}" if scaled < 0 else body
+
+
+def _value(text: str) -> Fraction | None:
+    number = parse_plain_number(text)
+    return None if number is None else number.value
 
 
 def equivalents(form: str, gold: str) -> list[tuple[str, str]]:
