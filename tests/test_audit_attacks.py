@@ -205,3 +205,19 @@ def test_check_command_on_a_dataset_leaves_out_the_rewards_it_cannot_feed(tmp_pa
 def test_dataset_args_need_a_dataset():
     result = _invoke("--reward", "tag-answer", "--dataset-arg", "size=3")
     assert result.exit_code == 2 and "--dataset-arg needs --dataset NAME" in result.output
+
+
+@pytest.mark.parametrize("gold", ["0.0", "199.00", "10.0", "0", "199", "10"])
+def test_a_spray_never_starts_or_ends_with_the_gold_nor_controls_with_it_in_any_notation(gold):
+    """A reward that reads the first (or last) number is right to pay "0, 1, ..., 199" for 0.0: the spray's order
+    would be the finding, not the reward. And a control equal to the gold would hide a spray that pays."""
+    import re
+    from fractions import Fraction
+
+    from grpo_core.checks.degenerate import spray_attacks
+
+    value = Fraction(gold)
+    for label, text, control in spray_attacks(inside=[gold]):
+        numbers = re.findall(r"-?\d+(?:\.\d+)?", text)
+        assert Fraction(numbers[0]) != value and Fraction(numbers[-1]) != value, (label, numbers[:2], numbers[-2:])
+        assert value not in {Fraction(n) for n in re.findall(r"-?\d+(?:\.\d+)?", control)}, (label, control)

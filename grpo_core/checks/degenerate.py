@@ -203,10 +203,22 @@ def _spray_triples(numbers: list[str], what: str, control: str) -> list[tuple[st
             for where, template, each in _SPRAY_PLACES]
 
 
+def _written(values) -> list[str]:
+    """``values`` as text, and a whole number written with decimals (``10.0``) also as the integer (``10``)."""
+    out = []
+    for value in values:
+        text = str(value).strip()
+        out.append(text)
+        whole = re.fullmatch(r"(-?\d+)\.0*", text)
+        if whole:
+            out.append(str(int(whole.group(1))))
+    return [text for text in dict.fromkeys(out) if text]
+
+
 def _keep_inside(numbers: list[str], inside) -> list[str]:
     """``numbers`` with the values in ``inside`` moved from the ends to the middle: a reward that reads the first
-    or the last number must not be paid by the spray's order."""
-    inside = {str(v).strip() for v in inside}
+    or the last number must not be paid by the spray's order (``0.0`` is the spray's first number, ``0``)."""
+    inside = set(_written(inside))
     ends = [n for n in (numbers[:1] + numbers[-1:]) if n in inside]
     rest = [n for n in numbers if n not in ends]
     middle = len(rest) // 2
@@ -217,7 +229,7 @@ def _control(numbers: list[str], avoid) -> str:
     """One number of the spray that is none of the ``avoid`` values and contains none of them, with two different
     digits (as much content as a format asks of an answer): a single wrong candidate, to tell paying for the
     spray from paying any number in that place."""
-    avoid = [str(v).strip() for v in avoid if str(v).strip()]
+    avoid = _written(avoid)
     fits = [n for n in numbers if not any(a in n for a in avoid)]
     return next((n for n in fits if len(set(n.lstrip("-"))) > 1), fits[0] if fits else "-1")
 
