@@ -20,7 +20,8 @@ def trainer(tmp_path_factory):
         return [0.0] * len(completions)
 
     args = GRPOConfig(output_dir=str(tmp_path_factory.mktemp("shared")), use_cpu=True, bf16=False, report_to="none",
-                      per_device_train_batch_size=4, num_generations=4, max_completion_length=COMPLETION)
+                      per_device_train_batch_size=4, num_generations=4, max_completion_length=COMPLETION,
+                      gradient_checkpointing=False)  # TRL's default is on; the CPU profiles turn it off
     return GRPOTrainer(model=resolve_model("tiny-random"), reward_funcs=constant, args=args,
                        train_dataset=Dataset.from_list([{"prompt": "What is 2 + 2?"}] * 4))
 
@@ -127,6 +128,27 @@ def test_where_sharing_cannot_apply_it_says_so_once_and_trl_s_pass_trains(traine
     assert len(warnings) == 1 and words in warnings[0], warnings
     assert "training goes on with TRL's own pass" in warnings[0]
     assert mine[3] == [4]
+
+
+def test_under_gradient_checkpointing_training_takes_trl_s_pass_and_a_note_says_why(trainer, monkeypatch):
+    """Checkpointing runs each layer again without its cache: the training pass is TRL's from the first batch, said
+    in one note (not a warning), and generation, which runs without gradients, still shares."""
+    full = type(trainer)._get_per_token_logps_and_entropies.__get__(trainer)
+    monkeypatch.setattr(trainer, "_get_per_token_logps_and_entropies", full)
+    original = type(trainer.model).generate.__get__(trainer.model)
+    monkeypatch.setattr(trainer.model, "generate", original)
+    monkeypatch.setattr(trainer.args, "gradient_checkpointing", True)
+    monkeypatch.setattr(trainer.args, "activation_checkpointing", True, raising=False)
+    warnings, notes = [], []
+    shared_prompts.share_prompts(trainer, warnings.append, notes.append)
+    ids, mask = batch([0, 0, 1, 1])
+    theirs = scored(full, trainer.model, ids, mask)
+    mine = scored(trainer._get_per_token_logps_and_entropies, trainer.model, ids, mask)
+    assert torch.equal(mine[0], theirs[0]) and torch.equal(mine[2], theirs[2])
+    assert mine[3] == [4]  # every row with its own copy of its prompt, in one call
+    assert warnings == [] and len(notes) == 1, (warnings, notes)
+    assert "gradient checkpointing" in notes[0] and "--set gradient_checkpointing=false" in notes[0], notes
+    assert trainer.model.generate is not original  # generation shares
 
 
 @pytest.fixture

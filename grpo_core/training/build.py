@@ -53,7 +53,7 @@ def build_trainer(run: ResolvedRun, progress: bool = True):
     )
     warn = lambda message: log_stderr(f"warning: {message}")  # noqa: E731
     if run.settings.share_prompts:
-        shared_prompts.share_prompts(trainer, warn)
+        shared_prompts.share_prompts(trainer, warn, note=log_stderr)
     alarms = Alarms(warn, run.settings.stop_on, note=log_stderr)
     signals, probe, observe_health = health.watch(trainer, run, args)
     trl_contract.change_rewards(trainer, reward_table_changes(run, args, observe_health))

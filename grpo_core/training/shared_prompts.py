@@ -44,11 +44,16 @@ def gap(mine, theirs, name: str) -> str:
             f"{AGREEMENT_NATS:g} and {AGREEMENT_MAX_NATS:g})")
 
 
-def share_prompts(trainer, warn: Callable[[str], None]) -> None:
+def share_prompts(trainer, warn: Callable[[str], None], note: Callable[[str], None] | None = None) -> None:
     """Route ``trainer``'s per-token log-probabilities through the shared pass (``shared_logps``) where it applies,
-    and its model's generation (``share_generation``); ``warn`` says once why sharing was turned off, if it is."""
+    and its model's generation (``share_generation``); ``warn`` says once why sharing was turned off, if it is.
+    Under gradient checkpointing the training pass is TRL's from the start, which ``note`` says (generation, run
+    without gradients, still shares)."""
     full = trl_contract.per_token_logps(trainer)
-    state = {"on": trainer.accelerator.num_processes == 1, "checked": False}
+    alone = trainer.accelerator.num_processes == 1
+    state = {"on": alone and not checkpointing(trainer.args), "checked": False}
+    if alone and not state["on"]:
+        (note or warn)(CHECKPOINTING_NOTE)
 
     def per_token_logps(model, input_ids, attention_mask, logits_to_keep, batch_size=None, compute_entropy=False,
                         compute_aux_loss=False, **extra):
@@ -82,8 +87,19 @@ def share_prompts(trainer, warn: Callable[[str], None]) -> None:
         return torch.cat(logps), torch.cat(entropies) if compute_entropy else None, None
 
     trl_contract.replace_per_token_logps(trainer, per_token_logps)
-    if state["on"]:
+    if alone:
         share_generation(trainer.model, warn)
+
+
+CHECKPOINTING_NOTE = ("completions do not share their prompt's forward pass in training: gradient checkpointing (on in "
+                      "this run's profile) runs each layer again without the attention cache sharing continues from, "
+                      "so training takes TRL's own pass (--set gradient_checkpointing=false shares it, with more "
+                      "memory); generation still reads each prompt once")
+
+
+def checkpointing(args) -> bool:
+    """Whether ``args`` (TrainingArguments) turn on gradient checkpointing, under either of its names."""
+    return bool(getattr(args, "activation_checkpointing", None) or getattr(args, "gradient_checkpointing", False))
 
 
 def disagreement(trainer, model, full, input_ids, attention_mask, logits_to_keep: int) -> str:
