@@ -45,6 +45,8 @@ DATASET = DatasetSpec(
         Param("worked_tool", "multiply", str, f"the tool the worked episodes call ({', '.join(WORKED_TOOLS)}), on "
               "questions of its own sign, or several in turn (multiply,add): add alone shows how to call a tool but "
               "not that a product needs multiply"),
+        Param("worked_words", None, str, "the words of each worked turn before its call (unset: the tool's own, "
+              "\"I add with the calculator.\"); words that name no tool leave the choice to the question's sign"),
     ),
     # The answer is a number in the tag; "964 × 59" there is the question copied, not the work done.
     reward_params={"math": {"extract": "answer-tag", "allow_expressions": False}},

@@ -35,10 +35,12 @@ WORKED_TOOLS = {
 }
 
 
-def worked_example(a: int, b: int, tool: str = "multiply") -> list[dict]:
-    """One worked episode: the question, a turn that calls ``tool`` (multiply unless told) on its numbers, the tool's
-    answer, and the final answer in the tag (messages as TRL's chat templates render a tool call)."""
+def worked_example(a: int, b: int, tool: str = "multiply", words: str | None = None) -> list[dict]:
+    """One worked episode: the question, a turn that says ``words`` (unset: the tool's own, "I add with the
+    calculator.") and calls ``tool`` (multiply unless told) on its numbers, the tool's answer, and the final answer in
+    the tag (messages as TRL's chat templates render a tool call)."""
     sign, text, compute = WORKED_TOOLS[tool]
+    text = text if words is None else words
     call = {"type": "function", "function": {"name": tool, "arguments": {"a": str(a), "b": str(b)}}}
     return [{"role": "user", "content": f"What is {a} {sign} {b}?"},
             {"role": "assistant", "content": text, "tool_calls": [call]},
@@ -71,7 +73,8 @@ def _count(name: str, value) -> int:
 
 def rows(split: str = "train", size: int = 1000, seed: int = 0, digits: str = "3x2",
          system_prompt: str | None = SYSTEM_PROMPT, worked_examples: int = 0,
-         test_worked_examples: int | None = None, worked_tool: str = "multiply") -> list[dict]:
+         test_worked_examples: int | None = None, worked_tool: str = "multiply",
+         worked_words: str | None = None) -> list[dict]:
     """The rows as plain dicts, each problem once; the same arguments give the same rows.
 
     Each split draws from a random stream of its own and keeps only the pairs that belong to it
@@ -80,7 +83,8 @@ def rows(split: str = "train", size: int = 1000, seed: int = 0, digits: str = "3
     of them than training had ask whether the model calls the tool by itself, not whether it copies the examples.
     The worked episodes call ``worked_tool`` on questions of its own sign, or several tools in turn
     (``multiply,add``): with ``add`` they show how to call a tool but not which one a product needs, so a model that
-    copies them calls the wrong one until it learns better.
+    copies them calls the wrong one until it learns better. ``worked_words`` replaces the words of every worked
+    turn before its call ("I use the calculator." names no tool, so the question's sign is left to choose it).
     """
     tools = [tool.strip() for tool in str(worked_tool).split(",")]
     unknown = [tool for tool in tools if tool not in WORKED_TOOLS]
@@ -95,7 +99,7 @@ def rows(split: str = "train", size: int = 1000, seed: int = 0, digits: str = "3
         test_shown = _count("test_worked_examples", test_worked_examples)
         shown = test_shown if split == "test" else shown
     examples = [m for index, (a, b) in enumerate(EXAMPLE_PAIRS[:shown])
-                for m in worked_example(a, b, tools[index % len(tools)])]
+                for m in worked_example(a, b, tools[index % len(tools)], worked_words)]
     asked = {(min(a, b), max(a, b)) for a, b in EXAMPLE_PAIRS}
     problems = 81 * 10 ** (first + second - 2)  # 9 * 10^(d-1) numbers of d digits, for each operand
     if size is None or not 1 <= size <= problems // 8:
@@ -117,9 +121,9 @@ def rows(split: str = "train", size: int = 1000, seed: int = 0, digits: str = "3
 
 def load(split: str = "train", size: int = 1000, seed: int = 0, digits: str = "3x2",
          system_prompt: str | None = SYSTEM_PROMPT, worked_examples: int = 0, test_worked_examples: int | None = None,
-         worked_tool: str = "multiply"):
+         worked_tool: str = "multiply", worked_words: str | None = None):
     """A ``datasets.Dataset`` of ``size`` rows with ``prompt``, ``answer`` and ``operands`` columns."""
     from datasets import Dataset  # heavy: imported only when the dataset is loaded
 
     return Dataset.from_list(rows(split, size, seed, digits, system_prompt, worked_examples, test_worked_examples,
-                                  worked_tool))
+                                  worked_tool, worked_words))

@@ -163,6 +163,20 @@ def test_worked_examples_can_call_several_tools_in_turn():
         ["add", "multiply"]
 
 
+def test_worked_words_replace_every_worked_turn_s_words_and_nothing_else():
+    plain = rows(size=5, worked_examples=2, worked_tool="add")
+    for row, before in zip(rows(size=5, worked_examples=2, worked_tool="add", worked_words="I use the calculator."),
+                           plain):
+        turns = [m for m in row["prompt"] if m.get("tool_calls")]
+        assert [m["content"] for m in turns] == ["I use the calculator."] * 2
+        assert [m["tool_calls"] for m in turns] == [m["tool_calls"] for m in before["prompt"] if m.get("tool_calls")]
+        assert [m for m in row["prompt"] if not m.get("tool_calls")] == \
+            [m for m in before["prompt"] if not m.get("tool_calls")]
+    assert [m["content"] for m in plain[0]["prompt"] if m.get("tool_calls")] == ["I add with the calculator."] * 2
+    data = load_dataset("products", {"size": 2, "worked_examples": 1, "worked_words": "I use the calculator."})
+    assert data[0]["prompt"][2]["content"] == "I use the calculator."
+
+
 @pytest.mark.parametrize("tool", ["power", "multiply,power", ""])
 def test_an_unknown_worked_tool_is_refused_naming_it(tool):
     with pytest.raises(UsageError, match=f"worked_tool takes one or more of multiply, add, subtract, comma-separated; "
