@@ -44,7 +44,9 @@ DATASET = DatasetSpec(
               minimum=0, maximum=len(EXAMPLE_PAIRS)),
         Param("worked_tool", "multiply", str, f"the tool the worked episodes call ({', '.join(WORKED_TOOLS)}), on "
               "questions of its own sign, or several in turn (multiply,add): add alone shows how to call a tool but "
-              "not that a product needs multiply"),
+              "not that a product needs multiply; choices separated by | go to the rows in turn (add|add,subtract)"),
+        Param("test_worked_tool", None, str, "the test split's worked_tool (unset: as worked_tool): held-out prompts "
+              "whose examples call only add ask whether the model picks multiply by itself"),
         Param("worked_words", None, str, "the words of each worked turn before its call (unset: the tool's own, "
               "\"I add with the calculator.\"); words that name no tool leave the choice to the question's sign"),
     ),

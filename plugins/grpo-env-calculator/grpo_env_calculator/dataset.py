@@ -74,7 +74,7 @@ def _count(name: str, value) -> int:
 def rows(split: str = "train", size: int = 1000, seed: int = 0, digits: str = "3x2",
          system_prompt: str | None = SYSTEM_PROMPT, worked_examples: int = 0,
          test_worked_examples: int | None = None, worked_tool: str = "multiply",
-         worked_words: str | None = None) -> list[dict]:
+         worked_words: str | None = None, test_worked_tool: str | None = None) -> list[dict]:
     """The rows as plain dicts, each problem once; the same arguments give the same rows.
 
     Each split draws from a random stream of its own and keeps only the pairs that belong to it
@@ -83,14 +83,15 @@ def rows(split: str = "train", size: int = 1000, seed: int = 0, digits: str = "3
     of them than training had ask whether the model calls the tool by itself, not whether it copies the examples.
     The worked episodes call ``worked_tool`` on questions of its own sign, or several tools in turn
     (``multiply,add``): with ``add`` they show how to call a tool but not which one a product needs, so a model that
-    copies them calls the wrong one until it learns better. ``worked_words`` replaces the words of every worked
+    copies them calls the wrong one until it learns better. Choices separated by ``|`` go to the rows in turn
+    (``add|add,subtract``: every other row's worked episodes call add twice, the rest add then subtract).
+    ``test_worked_tool``, when given, is the test split's. ``worked_words`` replaces the words of every worked
     turn before its call ("I use the calculator." names no tool, so the question's sign is left to choose it).
     """
-    tools = [tool.strip() for tool in str(worked_tool).split(",")]
-    unknown = [tool for tool in tools if tool not in WORKED_TOOLS]
-    if unknown:
-        raise UsageError(f"products worked_tool takes one or more of {', '.join(WORKED_TOOLS)}, comma-separated; "
-                         f"got {worked_tool!r}")
+    choices = _tool_choices("worked_tool", worked_tool)
+    if test_worked_tool is not None:
+        test_choices = _tool_choices("test_worked_tool", test_worked_tool)
+        choices = test_choices if split == "test" else choices
     if split not in SPLITS:
         raise UsageError(f"products split must be one of: {', '.join(SPLITS)}; got {split!r}")
     first, second = parse_digits(digits)
@@ -98,8 +99,8 @@ def rows(split: str = "train", size: int = 1000, seed: int = 0, digits: str = "3
     if test_worked_examples is not None:
         test_shown = _count("test_worked_examples", test_worked_examples)
         shown = test_shown if split == "test" else shown
-    examples = [m for index, (a, b) in enumerate(EXAMPLE_PAIRS[:shown])
-                for m in worked_example(a, b, tools[index % len(tools)], worked_words)]
+    examples = [[m for index, (a, b) in enumerate(EXAMPLE_PAIRS[:shown])
+                 for m in worked_example(a, b, tools[index % len(tools)], worked_words)] for tools in choices]
     asked = {(min(a, b), max(a, b)) for a, b in EXAMPLE_PAIRS}
     problems = 81 * 10 ** (first + second - 2)  # 9 * 10^(d-1) numbers of d digits, for each operand
     if size is None or not 1 <= size <= problems // 8:
@@ -113,7 +114,7 @@ def rows(split: str = "train", size: int = 1000, seed: int = 0, digits: str = "3
             continue
         seen.add((min(a, b), max(a, b)))
         chat = [{"role": "system", "content": system_prompt}] if system_prompt else []
-        chat += [dict(m) for m in examples]
+        chat += [dict(m) for m in examples[len(result) % len(examples)]]
         chat.append({"role": "user", "content": f"What is {a} × {b}?"})
         result.append({"prompt": chat, "answer": str(a * b), "operands": [a, b]})
     return result
@@ -121,9 +122,18 @@ def rows(split: str = "train", size: int = 1000, seed: int = 0, digits: str = "3
 
 def load(split: str = "train", size: int = 1000, seed: int = 0, digits: str = "3x2",
          system_prompt: str | None = SYSTEM_PROMPT, worked_examples: int = 0, test_worked_examples: int | None = None,
-         worked_tool: str = "multiply", worked_words: str | None = None):
+         worked_tool: str = "multiply", worked_words: str | None = None, test_worked_tool: str | None = None):
     """A ``datasets.Dataset`` of ``size`` rows with ``prompt``, ``answer`` and ``operands`` columns."""
     from datasets import Dataset  # heavy: imported only when the dataset is loaded
 
     return Dataset.from_list(rows(split, size, seed, digits, system_prompt, worked_examples, test_worked_examples,
-                                  worked_tool, worked_words))
+                                  worked_tool, worked_words, test_worked_tool))
+
+
+def _tool_choices(name: str, value: str) -> list[list[str]]:
+    """``"add|add,subtract"`` -> [["add"], ["add", "subtract"]]: the tools of each choice, in turn."""
+    choices = [[tool.strip() for tool in choice.split(",")] for choice in str(value).split("|")]
+    if any(tool not in WORKED_TOOLS for tools in choices for tool in tools):
+        raise UsageError(f"products {name} takes one or more of {', '.join(WORKED_TOOLS)}, comma-separated, or "
+                         f"several such choices separated by | for the rows in turn (add|add,subtract); got {value!r}")
+    return choices

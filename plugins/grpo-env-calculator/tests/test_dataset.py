@@ -163,6 +163,24 @@ def test_worked_examples_can_call_several_tools_in_turn():
         ["add", "multiply"]
 
 
+def test_tool_choices_go_to_the_rows_in_turn_and_the_test_split_has_its_own():
+    def called(row):
+        return [m["tool_calls"][0]["function"]["name"] for m in row["prompt"] if m.get("tool_calls")]
+
+    train = rows(size=6, worked_examples=2, worked_tool="add|add,subtract", test_worked_tool="add")
+    assert [called(row) for row in train] == [["add", "add"], ["add", "subtract"]] * 3
+    assert [r["operands"] for r in train] == [r["operands"] for r in rows(size=6, worked_examples=2)]
+    test = rows(split="test", size=4, worked_examples=2, worked_tool="add|add,subtract", test_worked_tool="add")
+    assert [called(row) for row in test] == [["add", "add"]] * 4
+    assert [called(row) for row in rows(split="test", size=2, worked_examples=2, worked_tool="add|add,subtract")] == \
+        [["add", "add"], ["add", "subtract"]]
+    data = load_dataset("products", {"split": "test", "size": 2, "worked_examples": 2, "worked_tool": "multiply",
+                                     "test_worked_tool": "add"})
+    assert [called(row) for row in data] == [["add", "add"]] * 2
+    with pytest.raises(UsageError, match="products test_worked_tool takes one or more of .*; got 'power'"):
+        rows(size=2, worked_examples=2, test_worked_tool="power")
+
+
 def test_worked_words_replace_every_worked_turn_s_words_and_nothing_else():
     plain = rows(size=5, worked_examples=2, worked_tool="add")
     for row, before in zip(rows(size=5, worked_examples=2, worked_tool="add", worked_words="I use the calculator."),
@@ -177,8 +195,9 @@ def test_worked_words_replace_every_worked_turn_s_words_and_nothing_else():
     assert data[0]["prompt"][2]["content"] == "I use the calculator."
 
 
-@pytest.mark.parametrize("tool", ["power", "multiply,power", ""])
+@pytest.mark.parametrize("tool", ["power", "multiply,power", "", "add|", "add|power"])
 def test_an_unknown_worked_tool_is_refused_naming_it(tool):
-    with pytest.raises(UsageError, match=f"worked_tool takes one or more of multiply, add, subtract, comma-separated; "
-                                         f"got '{tool}'"):
+    with pytest.raises(UsageError, match=f"worked_tool takes one or more of multiply, add, subtract, comma-separated, "
+                                         f"or several such choices separated by [|] for the rows in turn "
+                                         f"[(]add[|]add,subtract[)]; got '{tool}'"):
         rows(size=5, worked_examples=2, worked_tool=tool)
