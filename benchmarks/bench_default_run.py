@@ -43,13 +43,21 @@ def held_out(output: str, reward: str = "math") -> tuple[float | None, float | N
         return None, None, None
     words = lines[start].split(" on ", 1)[-1].split()
     n = int(words[0]) if words and words[0].isdigit() else None
-    names = lines[start + 1].split()[1:]  # "model  math  xml-format" (and "tool-use" with an environment)
+    names = held_out_columns(output)  # "math  xml-format" (and an environment's and "tool-use" with one)
     if reward not in names:
         return None, None, n
     column = names.index(reward) - len(names)
     values = [lines[start + 2].split()[column], lines[start + 3].split()[column]]
     before, after = (None if v == "-" else float(v) for v in values)
     return before, after, n
+
+
+def held_out_columns(output: str) -> list[str]:
+    """The columns of the run's printed held-out comparison (each reward's, and with an environment its own reward's
+    and ``tool-use``)."""
+    lines = output.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith("held-out comparison")), None)
+    return [] if start is None or start + 1 >= len(lines) else lines[start + 1].split()[1:]
 
 
 def fifths(metrics: Path, key: str = "rewards/math/mean") -> tuple[float | None, float | None]:
@@ -76,9 +84,12 @@ def run_seed(seed: int, out: Path, extra: list[str]) -> dict:
     (folder / "bench_output.txt").write_text(result.stdout + result.stderr)
     before, after, n = held_out(result.stderr)
     tools_before, tools_after, _ = held_out(result.stderr, "tool-use")
+    # with an environment: every other column (the environment's own reward: episodes whose call gave the answer)
+    others = [(name, *held_out(result.stderr, name)[:2]) for name in held_out_columns(result.stderr)
+              if tools_before is not None and name not in ("math", "tool-use")]
     first, last = fifths(folder / "metrics.jsonl")
     control = [line for line in result.stderr.splitlines() if "gain over control" in line]
-    return {"seed": seed, "rc": result.returncode, "before": before, "after": after, "n": n, "tools": (tools_before, tools_after), "first": first,
+    return {"seed": seed, "rc": result.returncode, "before": before, "after": after, "n": n, "tools": (tools_before, tools_after), "others": others, "first": first,
             "last": last, "wall": wall, "load": (load_before + os.getloadavg()[0]) / 2, "control": control}
 
 
@@ -127,6 +138,8 @@ def main() -> None:
             print(format_row(row, args.out))
             if row["tools"][0] is not None:  # a run with an environment: the share of episodes that called a tool
                 print(f"      held-out tool use {_fmt(row['tools'][0])} -> {_fmt(row['tools'][1])}")
+            for name, before, after in row.get("others", ()):  # and its own reward's
+                print(f"      held-out {name} {_fmt(before)} -> {_fmt(after)}")
             for line in row["control"]:  # a run with --control: base, trained, control and the gain over the control
                 print(f"      {line}")
             sys.stdout.flush()

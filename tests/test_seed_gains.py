@@ -65,3 +65,17 @@ def test_every_committed_sweep_reads():
         assert sweep["command"].startswith("python benchmarks/bench_default_run.py"), sweep["label"]
         assert ",".join(str(r["seed"]) for r in sweep["rows"]) in sweep["command"], sweep["label"]
     assert max(len(sweep["rows"]) for sweep in sweeps) >= 10, "a claim rests on ten seeds"
+
+
+def test_a_tool_run_s_held_out_columns_are_read_with_the_environment_s_own():
+    printed = "\n".join([
+        "held-out comparison, greedy, on 64 distinct test-split questions, none of them in the training rows:",
+        "model                                         math    calculator      tool-use",
+        "smollm2-135m (before)                        0.000         0.000         1.000",
+        "/tmp/calc-sweep/seed3/final (after)           1.000         0.953         1.000",
+        "change                                      +1.000        +0.953        +0.000",
+    ])
+    assert bench_default_run.held_out_columns(printed) == ["math", "calculator", "tool-use"]
+    assert bench_default_run.held_out(printed, "calculator") == (0.0, 0.953, 64)
+    assert bench_default_run.held_out(printed, "tool-use") == (1.0, 1.0, 64)
+    assert bench_default_run.held_out_columns("no comparison here") == []
