@@ -40,11 +40,8 @@ CPU = {
 
 # A CPU that computes bfloat16 natively (AVX512-BF16 or AMX): weights and optimizer stay float32,
 # matrix products run in bf16 under autocast. On the 2-core development machine a default-run step
-# took about 13 s instead of 17 s (benchmarks/default_run_sweep.md, section H). The language-model head of the
-# training pass runs in float32 outside autocast (TRL's cast_lm_head_to_fp32): rounded to bfloat16, the logits'
-# log-probabilities are off by about 0.05 nats, and the default run on seed 11 gained +0.080 held-out against
-# +0.160 with the float32 head, as on the cpu profile (benchmarks/default_run.md, "Other seeds").
-CPU_BF16 = {**CPU, "bf16": True, "cast_lm_head_to_fp32": True}
+# took about 13 s instead of 17 s (benchmarks/default_run_sweep.md, section H).
+CPU_BF16 = {**CPU, "bf16": True}
 
 # One GPU with LoRA: adapters learn at a higher rate than full fine-tuning (TRL's 1e-6 default).
 GPU_MODEL = {"dtype": "bfloat16", "attn_implementation": "sdpa"}  # how TRL loads the model (model_init_kwargs)
