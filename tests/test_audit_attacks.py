@@ -207,7 +207,7 @@ def test_dataset_args_need_a_dataset():
     assert result.exit_code == 2 and "--dataset-arg needs --dataset NAME" in result.output
 
 
-@pytest.mark.parametrize("gold", ["0.0", "199.00", "10.0", "0", "199", "10"])
+@pytest.mark.parametrize("gold", ["0.0", "199.00", "10.0", "0", "199", "10", "+10", "1e1", "10.", "1.99e2"])
 def test_a_spray_never_starts_or_ends_with_the_gold_nor_controls_with_it_in_any_notation(gold):
     """A reward that reads the first (or last) number is right to pay "0, 1, ..., 199" for 0.0: the spray's order
     would be the finding, not the reward. And a control equal to the gold would hide a spray that pays."""

@@ -12,8 +12,8 @@ plugin joins the ones that fit its task::
 
 The degenerate property (``grpo_core.checks.audit``) tries ``generic_degenerate``, ``padding_to`` and
 ``attacks`` on every reward, declared or not; ``attacks`` pairs each completion with a control it must outscore
-to count as paid (``generic_attacks`` is the same without them). This module imports nothing but ``re``, so
-plugins can use it at no cost.
+to count as paid (``generic_attacks`` is the same without them). This module imports nothing but ``re`` when it
+loads, so plugins can use it at no cost.
 """
 
 from __future__ import annotations
@@ -204,14 +204,18 @@ def _spray_triples(numbers: list[str], what: str, control: str) -> list[tuple[st
 
 
 def _written(values) -> list[str]:
-    """``values`` as text, and a whole number written with decimals (``10.0``) also as the integer (``10``)."""
+    """``values`` as text, and a whole number written otherwise (``10.0``, ``+10``, ``1e1``) also as the integer
+    (``10``), read as the project's answers are (``grpo_core.parse_number``)."""
+    from grpo_core.answers.numbers import parse_plain_number  # imported here: this module stays free to import
+
     out = []
     for value in values:
         text = str(value).strip()
         out.append(text)
-        whole = re.fullmatch(r"(-?\d+)\.0*", text)
-        if whole:
-            out.append(str(int(whole.group(1))))
+        number = parse_plain_number(text, units=False) if text else None
+        whole = number.value if number is not None and not number.percent else None
+        if whole is not None and whole.denominator == 1:
+            out.append(str(whole.numerator))
     return [text for text in dict.fromkeys(out) if text]
 
 
