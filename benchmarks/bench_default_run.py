@@ -35,29 +35,37 @@ def console_script(name: str) -> str:
     return str(beside) if beside.exists() else shutil.which(name) or name
 
 
-def held_out(output: str, reward: str = "math") -> tuple[float | None, float | None, int | None]:
-    """(before, after, n) from the run's printed held-out comparison."""
+def _comparison(output: str) -> list[str]:
+    """The lines of the run's printed held-out comparison, from its title on (none if it printed none)."""
     lines = output.splitlines()
     start = next((i for i, line in enumerate(lines) if line.startswith("held-out comparison")), None)
-    if start is None:
+    return [] if start is None else lines[start:]
+
+
+def held_out(output: str, reward: str = "math") -> tuple[float | None, float | None, int | None]:
+    """(before, after, n) from the run's printed held-out comparison."""
+    lines = _comparison(output)
+    if not lines:
         return None, None, None
-    words = lines[start].split(" on ", 1)[-1].split()
+    words = lines[0].split(" on ", 1)[-1].split()
     n = int(words[0]) if words and words[0].isdigit() else None
-    names = held_out_columns(output)  # "math  xml-format" (and an environment's and "tool-use" with one)
-    if reward not in names:
+    names = _columns(lines)  # "math  xml-format" (and an environment's and "tool-use" with one)
+    if reward not in names or len(lines) < 4:
         return None, None, n
     column = names.index(reward) - len(names)
-    values = [lines[start + 2].split()[column], lines[start + 3].split()[column]]
+    values = [lines[2].split()[column], lines[3].split()[column]]
     before, after = (None if v == "-" else float(v) for v in values)
     return before, after, n
+
+
+def _columns(comparison: list[str]) -> list[str]:
+    return comparison[1].split()[1:] if len(comparison) > 1 else []
 
 
 def held_out_columns(output: str) -> list[str]:
     """The columns of the run's printed held-out comparison (each reward's, and with an environment its own reward's
     and ``tool-use``)."""
-    lines = output.splitlines()
-    start = next((i for i, line in enumerate(lines) if line.startswith("held-out comparison")), None)
-    return [] if start is None or start + 1 >= len(lines) else lines[start + 1].split()[1:]
+    return _columns(_comparison(output))
 
 
 def fifths(metrics: Path, key: str = "rewards/math/mean") -> tuple[float | None, float | None]:
