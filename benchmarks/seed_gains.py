@@ -1,11 +1,13 @@
 """The gains of a showcase run over seeds, from what `bench_default_run.py` printed: a table, and a plot.
 
-    python benchmarks/seed_gains.py [--plot docs/images/seed_gains.png] [FILE ...]
+    python benchmarks/seed_gains.py [--plot docs/images/seed_gains.png] [--each] [FILE ...]
 
 Each FILE (default: every `benchmarks/seeds/*.txt`) is one sweep as measured: its first line is the command, after
 `$ `, and the rest is what that command printed, unedited. Per sweep it prints the seeds, the held-out gain (lowest,
 mean, highest), how many seeds gained less than the target (+0.15) and the longest wall time; `--plot` draws each
-seed's gain, one row per sweep, with the target as a line.
+seed's gain, one row per sweep, with the target as a line. `--each` prints every seed's row instead: held-out math
+before -> after, the gain, every other held-out figure the run printed (with an environment: its own reward and the
+share of episodes that called a tool), and the wall time.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ FIVE_MINUTES = 300
 # load, then an exit status when the run failed.
 ROW = re.compile(r"^\s*(?P<seed>\d+)\s+(?P<before>[-\d.]+) -> (?P<after>[-\d.]+) \(n=(?P<n>\w+)\)\s+"
                  r"(?P<gain>[-+\d.]+)\s+\S+ -> \S+\s+(?P<wall>\d+)\s+(?P<load>[\d.]+)(?P<rest>.*)$")
+# Under a seed's row, each other held-out figure of that run: "      held-out tool use 1.000 -> 1.000".
+OTHER = re.compile(r"^\s+held-out (?P<name>.+?) (?P<before>[-\d.]+) -> (?P<after>[-\d.]+)$")
 
 
 class SweepError(ValueError):
@@ -39,10 +43,14 @@ def read_sweep(path: Path) -> dict:
     rows = []
     for line in lines[1:]:
         match = ROW.match(line)
+        other = OTHER.match(line) if match is None and rows else None
+        if other is not None:
+            rows[-1]["others"][other["name"]] = f"{other['before']} -> {other['after']}"
         if match is None:
             continue
         gain = None if match["gain"] == "-" else float(match["gain"])  # "-": the run failed before its comparison
-        rows.append({"seed": int(match["seed"]), "gain": gain, "wall": int(match["wall"])})
+        rows.append({"seed": int(match["seed"]), "gain": gain, "wall": int(match["wall"]), "n": match["n"],
+                     "math": f"{match['before']} -> {match['after']}", "others": {}})
     if not rows:
         raise SweepError(f"{path}: no seed's row in it (is it what bench_default_run.py printed?)")
     return {"label": path.stem, "command": lines[0][2:], "rows": rows}
@@ -58,6 +66,19 @@ def summary(sweep: dict) -> str:
     count = f"{under} of {len(sweep['rows'])}"
     return (f"{sweep['label']:<24}{seeds:<22}{low:>8}{mean:>8}{high:>8}{count:>10}"
             f"{max(r['wall'] for r in sweep['rows']):>8}{over:>12}")
+
+
+def each(sweep: dict) -> list[str]:
+    """Every seed's row of ``sweep``: held-out math, gain, the run's other held-out figures, wall time."""
+    names = list(dict.fromkeys(name for row in sweep["rows"] for name in row["others"]))
+    ns = sorted({row["n"] for row in sweep["rows"]})
+    lines = [f"{sweep['label']}: held-out, greedy, on {' or '.join(ns)} test-split questions",
+             f"{'seed':>4}  {'math':<16}{'gain':>7}" + "".join(f"  {name:<16}" for name in names) + f"{'wall s':>8}"]
+    for row in sweep["rows"]:
+        gain = "-" if row["gain"] is None else f"{row['gain']:+.3f}"
+        lines.append(f"{row['seed']:>4}  {row['math']:<16}{gain:>7}"
+                     + "".join(f"  {row['others'].get(name, '-'):<16}" for name in names) + f"{row['wall']:>8}")
+    return lines
 
 
 def plot(sweeps: list[dict], path: Path) -> None:
@@ -84,6 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="*", type=Path, help="sweeps (default: benchmarks/seeds/*.txt)")
     parser.add_argument("--plot", type=Path, help="draw each seed's gain into this PNG")
+    parser.add_argument("--each", action="store_true", help="every seed's row, with the run's other held-out figures")
     args = parser.parse_args(argv)
     files = args.files or sorted((HERE / "seeds").glob("*.txt"), key=lambda path: path.stem)
     if not files:
@@ -95,6 +117,9 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, SweepError) as error:
         print(error, file=sys.stderr)
         return 2
+    if args.each:
+        print("\n\n".join("\n".join(each(sweep)) for sweep in sweeps))
+        return 0
     print(f"held-out math gain over seeds (target: at least +{TARGET_GAIN} on every seed, within five minutes)")
     print(f"{'sweep':<24}{'seeds':<22}{'lowest':>8}{'mean':>8}{'highest':>8}{'under':>10}{'wall s':>8}{'over 5 min':>12}")
     for sweep in sweeps:

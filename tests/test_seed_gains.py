@@ -79,3 +79,24 @@ def test_a_tool_run_s_held_out_columns_are_read_with_the_environment_s_own():
     assert bench_default_run.held_out(printed, "calculator") == (0.0, 0.953, 64)
     assert bench_default_run.held_out(printed, "tool-use") == (1.0, 1.0, 64)
     assert bench_default_run.held_out_columns("no comparison here") == []
+
+
+def test_each_seed_s_row_carries_the_run_s_other_held_out_figures(tmp_path, capsys):
+    """`--each` is the per-seed table the README shows for the calculator run: its right-tool share beside math."""
+    path = tmp_path / "calculator-cpu-bf16.txt"
+    path.write_text("\n".join([
+        "$ python benchmarks/bench_default_run.py --seeds 0,1 --jobs 1 -- --config examples/configs/calculator.yaml",
+        bench_default_run.HEADER,
+        bench_default_run.format_row({**row(0, 0.0, 0.984, 677.2), "n": 64}, "runs/bench"),
+        "      held-out tool use 1.000 -> 1.000",
+        "      held-out calculator 0.000 -> 0.984",
+        bench_default_run.format_row({**row(1, 0.0, 0.0, 155.0, rc=3), "n": 64}, "runs/bench"),
+        "      held-out calculator 0.000 -> 0.000",
+    ]) + "\n")
+    assert seed_gains.main(["--each", str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "calculator-cpu-bf16: held-out, greedy, on 64 test-split questions"
+    assert lines[1].split() == ["seed", "math", "gain", "tool", "use", "calculator", "wall", "s"]
+    assert lines[2].split() == ["0", "0.000", "->", "0.984", "+0.984", "1.000", "->", "1.000", "0.000", "->", "0.984",
+                                "677"]
+    assert lines[3].split() == ["1", "0.000", "->", "0.000", "+0.000", "-", "0.000", "->", "0.000", "155"]
