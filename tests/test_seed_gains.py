@@ -59,8 +59,8 @@ def test_a_file_that_is_not_a_sweep_is_one_line_and_exit_2(tmp_path, capsys, tex
 
 
 def test_every_committed_sweep_reads():
-    sweeps = [seed_gains.read_sweep(path) for path in sorted((BENCHMARKS / "seeds").glob("*.txt"))]
-    assert sweeps, "benchmarks/seeds/ holds the sweeps the README's plot is drawn from"
+    sweeps = [seed_gains.read_sweep(path) for path in sorted((BENCHMARKS / "seeds").rglob("*.txt"))]
+    assert sweeps, "benchmarks/seeds/ holds the sweeps the README's plot and tables are drawn from"
     for sweep in sweeps:
         assert sweep["command"].startswith("python benchmarks/bench_default_run.py"), sweep["label"]
         assert ",".join(str(r["seed"]) for r in sweep["rows"]) in sweep["command"], sweep["label"]
