@@ -12,13 +12,15 @@ plugin joins the ones that fit its task::
 
 The degenerate property (``grpo_core.checks.audit``) tries ``generic_degenerate``, ``padding_to`` and
 ``attacks`` on every reward, declared or not; ``attacks`` pairs each completion with a control it must outscore
-to count as paid (``generic_attacks`` is the same without them). This module imports nothing but ``re`` when it
-loads, so plugins can use it at no cost.
+to count as paid (``generic_attacks`` is the same without them). This module imports nothing but ``re`` and the
+project's number reader (the standard library alone), so plugins can use it at no cost.
 """
 
 from __future__ import annotations
 
 import re
+
+from grpo_core.answers.numbers import parse_plain_number
 
 ZERO_WIDTH_SPACE = "\u200b"
 # Characters that render as nothing or as a blank: Hangul fillers (which Python's \w counts as letters),
@@ -206,8 +208,6 @@ def _spray_triples(numbers: list[str], what: str, control: str) -> list[tuple[st
 def _written(values) -> list[str]:
     """``values`` as text, and a whole number written otherwise (``10.0``, ``+10``, ``1e1``) also as the integer
     (``10``), read as the project's answers are (``grpo_core.parse_number``)."""
-    from grpo_core.answers.numbers import parse_plain_number  # imported here: this module stays free to import
-
     out = []
     for value in values:
         text = str(value).strip()
